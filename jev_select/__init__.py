@@ -1,0 +1,1 @@
+"""Select the CI tasks a pull request needs."""

@@ -1,0 +1,280 @@
+"""Frozen value objects shared by the pure core and the edges.
+
+Every class here is immutable; collections are tuples or read-only mappings so that a value
+handed from one stage to the next cannot be changed behind its back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+
+from . import contracts as c
+
+__all__ = [
+    "ChangeSet",
+    "ChunkRecord",
+    "Collection",
+    "Commits",
+    "DiffGroup",
+    "Inputs",
+    "JobRef",
+    "Observation",
+    "Plan",
+    "PlannedRequest",
+    "RequestRecord",
+    "Task",
+    "TaskDecision",
+    "TaskEvidence",
+    "TaskTable",
+    "Usage",
+    "frozen_mapping",
+]
+
+
+def frozen_mapping(value: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A read-only view of a copy of ``value`` (insertion order kept)."""
+    return MappingProxyType(dict(value))
+
+
+@attrs.frozen
+class JobRef:
+    """A reference to one job (or, without ``job``, every job) of a workflow file."""
+
+    workflow: str
+    job: str | None = None
+
+
+@attrs.frozen
+class Task:
+    """One normalised task of the table (spec §4.3, §4.5)."""
+
+    id: str
+    description: str
+    always: bool = False
+    jobs: tuple[JobRef, ...] | None = None
+    context_files: tuple[str, ...] | None = None
+    force_paths: tuple[str, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The normalised task as it enters ``selection_hash``: optional fields only when given."""
+        result: dict[str, Any] = {
+            c.TASK_FIELD_DESCRIPTION: self.description,
+            c.TASK_FIELD_ALWAYS: self.always,
+        }
+        if self.jobs is not None:
+            result[c.TASK_FIELD_JOBS] = [
+                {c.JOB_REF_FIELD_WORKFLOW: ref.workflow}
+                | ({c.JOB_REF_FIELD_JOB: ref.job} if ref.job is not None else {})
+                for ref in self.jobs
+            ]
+        if self.context_files is not None:
+            result[c.TASK_FIELD_CONTEXT_FILES] = list(self.context_files)
+        if self.force_paths is not None:
+            result[c.TASK_FIELD_FORCE_PATHS] = list(self.force_paths)
+        return result
+
+
+@attrs.frozen
+class TaskTable:
+    """The validated task table; ``tasks`` are in code-unit order of their IDs."""
+
+    tasks: tuple[Task, ...] = ()
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(task.id for task in self.tasks)
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def get(self, task_id: str) -> Task:
+        for task in self.tasks:
+            if task.id == task_id:
+                return task
+        raise KeyError(task_id)
+
+    def to_json(self) -> dict[str, Any]:
+        return {task.id: task.to_json() for task in self.tasks}
+
+
+@attrs.frozen
+class Inputs:
+    """The fourteen validated and normalised inputs (spec §2)."""
+
+    tasks: TaskTable
+    mode: str = c.MODE_ENFORCE
+    model: str = c.DEFAULT_MODEL
+    skip_below: float = 0.05
+    api_base_url: str = c.DEFAULT_API_BASE_URL  # normalised root, no trailing "/"
+    api_model: str = c.DEFAULT_MODEL  # the identifier sent; the model when the input is blank
+    api_key: str = attrs.field(default="", repr=False)  # "" means no key
+    allow_external_context: bool = False
+    github_token: str = attrs.field(default="", repr=False)  # "" means anonymous
+    tested_ref: str = c.TESTED_REF_MERGE
+    pull_request: str = ""  # trimmed raw text; checked later (invalid-manual-request)
+    force_all: bool = False
+    timeout_ms: int = 10000
+    max_diff_bytes: int = 65536
+
+    @property
+    def endpoint(self) -> str:
+        return self.api_base_url + c.SYSTEM_ONE_PATH
+
+
+@attrs.frozen
+class Commits:
+    """The commits of one analysis (spec §5.6)."""
+
+    base_sha: str
+    head_sha: str
+    tested_sha: str
+    metadata_sha: str
+    diff_base_sha: str | None = None
+
+
+@attrs.frozen
+class ChangeSet:
+    """A completely collected change (spec §6.5)."""
+
+    patch: str
+    diff_hash: str
+    diff_bytes: int
+    changed_paths: tuple[str, ...]
+
+    @property
+    def changed_path_count(self) -> int:
+        return len(self.changed_paths)
+
+
+@attrs.frozen
+class Collection:
+    """Outcome of change collection: a change set, or an error code with the paths it knew."""
+
+    commits: Commits
+    change_set: ChangeSet | None = None
+    error: str | None = None
+    error_paths: tuple[str, ...] | None = None
+
+    @property
+    def known_paths(self) -> tuple[str, ...] | None:
+        if self.change_set is not None:
+            return self.change_set.changed_paths
+        return self.error_paths
+
+
+@attrs.frozen
+class TaskEvidence:
+    """What metadata resolution produced for one task (spec §7.7, §7.8)."""
+
+    evidence: Mapping[str, Any]  # the question's instructions.task object, keys sorted
+    job_metadata: Mapping[str, Any] | None  # report entry, None when resolution did not run
+    incomplete: bool = False
+
+
+@attrs.frozen
+class DiffGroup:
+    """One contiguous slice of the patch (spec §8.4)."""
+
+    index: int
+    start_byte: int
+    end_byte: int
+    diff: str
+    context: str  # preceding_diff_headers of a continuation piece, else ""
+    paths: tuple[str, ...]
+
+
+@attrs.frozen
+class PlannedRequest:
+    """One System One request: a batch of tasks for one group, with its exact body."""
+
+    group_index: int
+    task_ids: tuple[str, ...]
+    body: bytes
+
+
+@attrs.frozen
+class Usage:
+    input_tokens: int
+    output_tokens: int
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+        )
+
+    def to_json(self) -> dict[str, int]:
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+
+
+@attrs.frozen
+class RequestRecord:
+    """What happened to one request (spec §10.3); ``scores`` only for a completed request."""
+
+    task_ids: tuple[str, ...]
+    status: str
+    model: str | None = None
+    usage: Usage | None = None
+    duration_ms: float | None = None
+    error: str | None = None
+    scores: Mapping[str, float] | None = None
+
+
+@attrs.frozen
+class ChunkRecord:
+    """The observation of one group (spec §10.3)."""
+
+    index: int
+    start_byte: int
+    end_byte: int
+    paths: tuple[str, ...]
+    diff_hash: str
+    state_hash: str
+    diff_bytes: int
+    status: str
+    probabilities: Mapping[str, float] | None
+    model: str | None
+    usage: Usage | None
+    duration_ms: float | None
+    error: str | None
+    requests: tuple[RequestRecord, ...]
+
+
+@attrs.frozen
+class Observation:
+    """Every group's record, in group order (spec §10.3)."""
+
+    strategy: str
+    status: str
+    chunks: tuple[ChunkRecord, ...]
+
+    @property
+    def requests(self) -> tuple[RequestRecord, ...]:
+        return tuple(request for chunk in self.chunks for request in chunk.requests)
+
+
+@attrs.frozen
+class TaskDecision:
+    proposed_run: bool | None
+    run: bool
+    reasons: tuple[str, ...]
+
+
+@attrs.frozen
+class Plan:
+    """The decision for every task (spec §9); ``decisions`` in code-unit order of IDs."""
+
+    mode: str
+    status: str
+    decisions: Mapping[str, TaskDecision]
+
+    @property
+    def selected(self) -> tuple[str, ...]:
+        return tuple(task_id for task_id, decision in self.decisions.items() if decision.run)
+
+    @property
+    def run(self) -> dict[str, bool]:
+        return {task_id: decision.run for task_id, decision in self.decisions.items()}
