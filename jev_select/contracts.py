@@ -223,7 +223,9 @@ INPUT_CONSTRAINTS: Final = {
     FIELD_REMOTE: "an https:// URL, a loopback http:// URL or a local repository path",
 }
 
-INPUT_ERROR_TEMPLATE: Final = 'jev-select: invalid input "{field}"; expected {constraint}; no plan published.'
+INPUT_ERROR_TEMPLATE: Final = (
+    'jev-select: invalid input "{field}"; expected {constraint}; no plan published.'
+)
 FAILURE_TEMPLATE: Final = "jev-select: planning failed ({code}); no plan published."
 
 # Validation patterns (spec §2.1); always applied with re.fullmatch.

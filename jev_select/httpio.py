@@ -8,6 +8,7 @@ No body is ever logged, and the exceptions raised here carry no text from the ex
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -174,10 +175,8 @@ def _set_read_timeout(fp: object, seconds: float) -> None:
     sock = getattr(getattr(fp, "fp", None), "raw", None)
     sock = getattr(sock, "_sock", None)
     if sock is not None:
-        try:
+        with contextlib.suppress(OSError):
             sock.settimeout(max(seconds, 0.001))
-        except OSError:
-            pass
 
 
 def _is_timeout(error: BaseException) -> bool:

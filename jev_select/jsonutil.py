@@ -86,9 +86,7 @@ def _encode(value: Any, indent: int | None, level: int, parts: list[str]) -> Non
         else:
             parts.append(format_number(value))
     elif isinstance(value, Mapping):
-        _encode_items(
-            [(key, item) for key, item in value.items()], "{", "}", indent, level, parts
-        )
+        _encode_items([(key, item) for key, item in value.items()], "{", "}", indent, level, parts)
     elif isinstance(value, Sequence):
         _encode_items([(None, item) for item in value], "[", "]", indent, level, parts)
     else:
@@ -171,9 +169,7 @@ def strict_loads(data: bytes | str) -> Any:
     """
     try:
         text = data.decode("utf-8", "strict") if isinstance(data, bytes) else data
-        return json.loads(
-            text, object_pairs_hook=_unique_object, parse_constant=_reject_constant
-        )
+        return json.loads(text, object_pairs_hook=_unique_object, parse_constant=_reject_constant)
     except JsonError:
         raise
     except (ValueError, RecursionError, UnicodeDecodeError):
