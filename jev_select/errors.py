@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["InputError", "PlanningFailure"]
+__all__ = ["InputError", "PlanningFailure", "failure_message", "input_error_message"]
 
 
 class InputError(Exception):
@@ -25,3 +25,22 @@ class PlanningFailure(Exception):
 
     def __str__(self) -> str:
         return self.code
+
+
+def input_error_message(field: str) -> str:
+    """The one-line diagnostic of spec §3.1 for ``field`` (never the supplied value)."""
+    from . import contracts
+
+    constraint = contracts.INPUT_CONSTRAINTS.get(field)
+    if constraint is None:
+        return failure_message(contracts.FAILURE_INTERNAL_ERROR)
+    return contracts.INPUT_ERROR_TEMPLATE.format(field=field, constraint=constraint)
+
+
+def failure_message(code: str) -> str:
+    """The one-line diagnostic of spec §3.2 for a hard failure ``code``."""
+    from . import contracts
+
+    if code not in contracts.FAILURE_CODES:
+        code = contracts.FAILURE_INTERNAL_ERROR
+    return contracts.FAILURE_TEMPLATE.format(code=code)

@@ -22,9 +22,13 @@ __all__ = [
     "DiffGroup",
     "Inputs",
     "JobRef",
+    "MetadataResult",
     "Observation",
+    "ObservationOutcome",
     "Plan",
     "PlannedRequest",
+    "PreparedGroup",
+    "PreparedObservation",
     "RequestRecord",
     "Task",
     "TaskDecision",
@@ -278,3 +282,43 @@ class Plan:
     @property
     def run(self) -> dict[str, bool]:
         return {task_id: decision.run for task_id, decision in self.decisions.items()}
+
+
+@attrs.frozen
+class PreparedGroup:
+    """A group ready to send: its slice of the patch and the hashes the report records."""
+
+    group: DiffGroup
+    diff_hash: str  # SHA-256 of the group's diff text (UTF-8)
+    state_hash: str  # SHA-256 of the compact JSON of the group's state object
+
+
+@attrs.frozen
+class PreparedObservation:
+    """Everything the evaluation phase sends: groups in order, requests by group then batch."""
+
+    groups: tuple[PreparedGroup, ...]
+    requests: tuple[PlannedRequest, ...]
+
+    @property
+    def strategy(self) -> str:
+        return c.STRATEGY_WHOLE_DIFF if len(self.groups) == 1 else c.STRATEGY_CHUNKED_DIFF
+
+
+@attrs.frozen
+class ObservationOutcome:
+    """Result of the evaluation phase (spec §8.5 to §8.7)."""
+
+    observation: Observation
+    error: str | None  # first request failure code, else None
+    usage: Usage | None  # summed over requests with usage
+    model_returned: str | None  # the single distinct non-null model, else None
+    duration_ms: float  # wall time of the evaluation phase
+
+
+@attrs.frozen
+class MetadataResult:
+    """Evidence per task (code-unit order of IDs) and the working-directory hints (spec §7.9)."""
+
+    evidence: Mapping[str, TaskEvidence]
+    hints: tuple[str, ...] = ()
