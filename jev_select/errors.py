@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from . import contracts
+
 __all__ = ["InputError", "PlanningFailure", "failure_message", "input_error_message"]
 
 
@@ -29,8 +31,6 @@ class PlanningFailure(Exception):
 
 def input_error_message(field: str) -> str:
     """The one-line diagnostic of spec §3.1 for ``field`` (never the supplied value)."""
-    from . import contracts
-
     constraint = contracts.INPUT_CONSTRAINTS.get(field)
     if constraint is None:
         return failure_message(contracts.FAILURE_INTERNAL_ERROR)
@@ -39,8 +39,6 @@ def input_error_message(field: str) -> str:
 
 def failure_message(code: str) -> str:
     """The one-line diagnostic of spec §3.2 for a hard failure ``code``."""
-    from . import contracts
-
     if code not in contracts.FAILURE_CODES:
         code = contracts.FAILURE_INTERNAL_ERROR
     return contracts.FAILURE_TEMPLATE.format(code=code)
