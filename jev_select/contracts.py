@@ -677,3 +677,61 @@ EVALUATION_THRESHOLDS: Final = (0.05, 0.1, 0.2, 0.3, 0.5)
 COMMAND_PLAN: Final = "plan"
 COMMAND_ANALYZE: Final = "analyze"
 COMMAND_REPLAY: Final = "replay"
+
+# --------------------------------------------------------------------------------------------
+# policy / report / render / planblock: report field order, summary and terminal wording
+# --------------------------------------------------------------------------------------------
+
+# Root fields of report v5 in their written order (spec §10.2).
+REPORT_FIELDS: Final = (
+    "version",
+    "tested_ref",
+    "diff_base_sha",
+    "job_metadata",
+    "observation_error",
+    "metadata_sha",
+    "base_sha",
+    "head_sha",
+    "tested_sha",
+    "selection_hash",
+    "skip_below",
+    "diff_hash",
+    "diff_bytes",
+    "changed_path_count",
+    "mode",
+    "status",
+    "model",
+    "durations_ms",
+    "usage",
+    "tasks",
+    "observation",
+)
+SUMMARY_COUNT_TEMPLATE: Final = "{selected} of {total} tasks run. {sentence}"
+SUMMARY_TASK_TABLE_HEADER: Final = (
+    "| Task | Effective | Proposed | Reasons |\n| --- | --- | --- | --- |"
+)
+SUMMARY_WORD_RUN: Final = "run"
+SUMMARY_WORD_SKIP: Final = "skip"
+SUMMARY_NULL_CELL: Final = "—"
+SUMMARY_TESTED_COMMIT_TEMPLATE: Final = (
+    "- Tested commit: `{tested_sha}` (`{tested_ref}`); base `{base_sha}`, head `{head_sha}`"
+)
+SUMMARY_DIFF_TEMPLATE: Final = "- Diff: {diff_bytes} bytes, {changed_path_count} changed paths"
+SUMMARY_DIFF_NOT_COLLECTED: Final = "- Diff: not collected"
+SUMMARY_MODEL_TEMPLATE: Final = (
+    "- Model: requested `{requested}`, expected `{expected}`, returned `{returned}`"
+)
+SUMMARY_MODEL_NONE: Final = "none"
+SUMMARY_OBSERVATION_TEMPLATE: Final = "- Observation: {status}, {strategy}, {groups} group(s)"
+SUMMARY_OBSERVATION_NOT_COLLECTED: Final = "- Observation: not collected; no request was sent"
+SUMMARY_OBSERVATION_ERROR_TEMPLATE: Final = "- Observation error: `{code}`"
+SUMMARY_GROUP_TABLE_HEADER: Final = (
+    "| Group | Bytes | Status | Model | Time (ms) | Scores | Error |\n"
+    "| ---: | ---: | --- | --- | ---: | --- | --- |"
+)
+SUMMARY_BYTE_RANGE_TEMPLATE: Final = "{start}–{end}"
+TERMINAL_COLUMNS: Final = ("TASK", "RUN", "PROPOSED", "REASONS")
+TERMINAL_YES: Final = "yes"
+TERMINAL_NO: Final = "no"
+TERMINAL_NULL: Final = "-"
+TERMINAL_REPORT_TEMPLATE: Final = "report: {path}"
