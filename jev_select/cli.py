@@ -1,0 +1,432 @@
+"""The ``jev-select`` command: argument parsing, the two modes of ``plan``, and publication.
+
+Edge module (spec §1.3, §3, §11.3, §15). Every failure becomes one fixed diagnostic line and exit
+code 1 with nothing published; nothing supplied by the user, a provider or git is ever printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import re
+import sys
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import NoReturn, TextIO
+
+from . import contracts as c
+from .environment import (
+    GitHubContext,
+    is_pull_request_event,
+    parse_manual_number,
+    parse_pull_request,
+    process_environment,
+    read_github_context,
+    temp_root,
+)
+from .errors import InputError, PlanningFailure, failure_message, input_error_message
+from .git import (
+    default_local_base,
+    default_remote,
+    is_git_repository,
+    local_merge_parents,
+    normalise_remote,
+    resolve_local_revision,
+)
+from .github_api import GitHubApi, api_root
+from .inputs import github_inputs, parse_inputs
+from .models import Commits, Inputs
+from .pipeline import ActionFetcher, Analysis, PlanResult, run_analysis
+from .publish import append_summary, mask_commands, remove_report, write_outputs, write_report
+from .render import log_line, render_outputs, render_summary, render_terminal
+from .report import report_text
+from .version import __version__
+
+__all__ = ["main"]
+
+_LOCAL_ONLY_FLAGS = (
+    "tasks_file",
+    "repo",
+    "base",
+    "head",
+    "mode",
+    "model",
+    "skip_below",
+    "api_base_url",
+    "api_model",
+    "tested_ref",
+    "timeout_ms",
+    "max_diff_bytes",
+    "allow_external_context",
+    "force_all",
+)
+
+
+class InvocationError(Exception):
+    """The command line is not one the product accepts."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser that never prints what was typed: errors become ``invalid-invocation``."""
+
+    def error(self, message: str) -> NoReturn:
+        raise InvocationError()
+
+
+def _build_parser() -> _Parser:
+    parser = _Parser(
+        prog=c.PRODUCT_NAME,
+        description="Select the CI tasks a pull request needs.",
+        exit_on_error=False,
+    )
+    parser.add_argument("--version", action="version", version=f"{c.PRODUCT_NAME} {__version__}")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+    plan = commands.add_parser(
+        c.COMMAND_PLAN,
+        help="plan which tasks run (GitHub Actions, or a local repository)",
+        exit_on_error=False,
+    )
+    plan.add_argument("--remote", help="fetch source: https:// URL, loopback http:// URL or path")
+    plan.add_argument("--tasks-file", help="local mode: the task table file")
+    plan.add_argument("--repo", help="local mode: the repository (default .)")
+    plan.add_argument("--base", help="local mode: base revision")
+    plan.add_argument("--head", help="local mode: head revision (default HEAD)")
+    for spec in c.INPUTS:
+        if spec.name in (
+            c.INPUT_MODE,
+            c.INPUT_MODEL,
+            c.INPUT_SKIP_BELOW,
+            c.INPUT_API_BASE_URL,
+            c.INPUT_API_MODEL,
+            c.INPUT_TESTED_REF,
+            c.INPUT_TIMEOUT_MS,
+            c.INPUT_MAX_DIFF_BYTES,
+        ):
+            plan.add_argument(f"--{spec.name}", help=f"local mode: {spec.description}")
+    plan.add_argument(
+        f"--{c.INPUT_ALLOW_EXTERNAL_CONTEXT}",
+        action="store_true",
+        default=None,
+        help="local mode: allow sending the diff and metadata to Jev",
+    )
+    plan.add_argument(
+        f"--{c.INPUT_FORCE_ALL}",
+        action="store_true",
+        default=None,
+        help="local mode: run every task without asking Jev",
+    )
+    plan.set_defaults(handler=run_plan)
+    _register_extra_commands(commands)
+    return parser
+
+
+def _register_extra_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
+    """Subcommands beyond ``plan`` add themselves here."""
+    from . import commands as extra
+
+    extra.register(commands)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit code."""
+    # Library warnings and log records would reach stderr; GitHub mode keeps stderr empty and
+    # nothing the product prints may carry text it did not choose.
+    warnings.simplefilter("ignore")
+    logging.getLogger().addHandler(logging.NullHandler())
+    environ = process_environment()
+    github_mode = environ.get("GITHUB_ACTIONS") == "true"
+    diagnostics = sys.stdout if github_mode else sys.stderr
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser = _build_parser()
+        try:
+            namespace = parser.parse_args(arguments)
+        except argparse.ArgumentError:
+            raise InvocationError() from None
+        if namespace.command is None:
+            raise InvocationError()
+        handler: Callable[[argparse.Namespace, Mapping[str, str]], int] = namespace.handler
+        return handler(namespace, environ)
+    except SystemExit as exit_request:  # --help and --version
+        code = exit_request.code
+        return code if isinstance(code, int) else 0
+    except InvocationError:
+        _report_failure(c.FAILURE_INVALID_INVOCATION, diagnostics, github_mode)
+        return 1
+    except Exception:
+        _report_failure(c.FAILURE_INTERNAL_ERROR, diagnostics, github_mode)
+        return 1
+
+
+def _report_failure(code: str, stream: TextIO, github_mode: bool) -> None:
+    _emit_error(failure_message(code), stream, github_mode)
+
+
+def _emit_error(message: str, stream: TextIO, github_mode: bool) -> None:
+    prefix = "::error::" if github_mode else ""
+    stream.write(prefix + message + "\n")
+    stream.flush()
+
+
+def _failure_text(error: BaseException) -> str:
+    if isinstance(error, InputError) and error.field in c.INPUT_CONSTRAINTS:
+        return input_error_message(error.field)
+    if isinstance(error, PlanningFailure):
+        return failure_message(error.code)
+    return failure_message(c.FAILURE_INTERNAL_ERROR)
+
+
+def run_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    """``jev-select plan`` in either mode."""
+    github_mode = environ.get("GITHUB_ACTIONS") == "true"
+    if github_mode:
+        return _plan_github(namespace, environ)
+    return _plan_local(namespace, environ)
+
+
+# ---------------------------------------------------------------------------------------------
+# GitHub mode
+# ---------------------------------------------------------------------------------------------
+
+
+def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    out = sys.stdout
+    for line in mask_commands(
+        environ.get("INPUT_API_KEY"), environ.get("INPUT_GITHUB_TOKEN")
+    ):
+        out.write(line + "\n")
+    out.flush()
+    report_path: str | None = None
+    try:
+        if any(getattr(namespace, name) is not None for name in _LOCAL_ONLY_FLAGS):
+            raise InvocationError()
+        inputs = parse_inputs(github_inputs(environ))
+        remote_override = (
+            normalise_remote(namespace.remote, cwd=os.getcwd())
+            if namespace.remote is not None
+            else None
+        )
+        context = read_github_context(environ)
+        commits, pull_request, fork = _github_commits(inputs, context)
+        validated_at = time.monotonic()
+        analysis = Analysis(
+            commits=commits,
+            pull_request=pull_request,
+            fork=fork,
+            remote=remote_override or default_remote(context.server_origin, context.repository),
+            temp_root=context.temp_root,
+            environ=environ,
+            provenance_repository=context.repository,
+            fetch_action=_action_fetcher(context.server_origin, context.api_url, inputs),
+        )
+        result = run_analysis(inputs, analysis, validated_at=validated_at)
+        report_path = write_report(report_text(result.report), context.temp_root)
+        write_outputs(
+            context.output_path,
+            render_outputs(result.plan, result.report["tested_sha"], report_path),
+        )
+    except InvocationError:
+        _cleanup(report_path)
+        _report_failure(c.FAILURE_INVALID_INVOCATION, out, True)
+        return 1
+    except Exception as error:
+        _cleanup(report_path)
+        _emit_error(_failure_text(error), out, True)
+        return 1
+    _publish_summary(context, result)
+    out.write(log_line(result.plan, len(inputs.tasks)) + "\n")
+    out.flush()
+    return 0
+
+
+def _cleanup(report_path: str | None) -> None:
+    if report_path is not None:
+        remove_report(report_path)
+
+
+def _publish_summary(context: GitHubContext, result: PlanResult) -> None:
+    if context.summary_path is None:
+        return
+    out = sys.stdout
+    try:
+        summary = render_summary(result.report, engine_version=__version__)
+    except Exception:
+        out.write(f"::warning::{c.SUMMARY_UNAVAILABLE_WARNING}\n")
+        return
+    if summary.plan_block_omitted:
+        out.write(f"::warning::{c.PLAN_BLOCK_OMITTED_WARNING}\n")
+    if not append_summary(context.summary_path, summary.text):
+        out.write(f"::warning::{c.SUMMARY_UNAVAILABLE_WARNING}\n")
+
+
+def _github_commits(inputs: Inputs, context: GitHubContext) -> tuple[Commits, bool, bool]:
+    """Commits, pull-request flag and fork flag of spec §5.2 to §5.6."""
+    number = parse_manual_number(inputs.pull_request, context.event_name)
+    merge_mode = inputs.tested_ref == c.TESTED_REF_MERGE
+    if number is not None:
+        root = api_root(context.server_origin, context.api_url)
+        if root is None:
+            raise PlanningFailure(c.FAILURE_INVALID_ENVIRONMENT)
+        pull = GitHubApi(root, inputs.github_token).get_pull(context.repository, number)
+        if pull.get("state") != "open":
+            raise PlanningFailure(c.FAILURE_MERGE_UNAVAILABLE)
+        head = pull.get("head")
+        tested = (
+            pull.get("merge_commit_sha")
+            if merge_mode
+            else (head.get("sha") if isinstance(head, Mapping) else None)
+        )
+        if not isinstance(tested, str):
+            raise PlanningFailure(c.FAILURE_MERGE_UNAVAILABLE)
+        facts = parse_pull_request(pull, context.repository)
+        commits = Commits(
+            base_sha=facts.base_sha,
+            head_sha=facts.head_sha,
+            tested_sha=tested,
+            metadata_sha=context.sha,
+        )
+        return commits, True, facts.fork
+    if is_pull_request_event(context.event_name):
+        facts = parse_pull_request(context.event.get("pull_request"), context.repository)
+        commits = Commits(
+            base_sha=facts.base_sha,
+            head_sha=facts.head_sha,
+            tested_sha=context.sha if merge_mode else facts.head_sha,
+            metadata_sha=facts.base_sha,
+        )
+        return commits, True, facts.fork
+    commits = Commits(
+        base_sha=context.sha,
+        head_sha=context.sha,
+        tested_sha=context.sha,
+        metadata_sha=context.sha,
+    )
+    return commits, False, False
+
+
+def _action_fetcher(server_origin: str, api_url: str | None, inputs: Inputs) -> ActionFetcher:
+    root = api_root(server_origin, api_url) or c.GITHUB_DEFAULT_API_URL
+    return GitHubApi(root, inputs.github_token).fetch_action
+
+
+# ---------------------------------------------------------------------------------------------
+# Local mode
+# ---------------------------------------------------------------------------------------------
+
+
+def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    err = sys.stderr
+    try:
+        inputs = _local_inputs(namespace, environ)
+        repo, remote, commits = _local_commits(namespace, inputs, environ)
+        validated_at = time.monotonic()
+        token = environ.get(c.LOCAL_GITHUB_TOKEN_ENV, "")
+        analysis = Analysis(
+            commits=commits,
+            pull_request=True,
+            fork=False,
+            remote=remote,
+            temp_root=temp_root(environ),
+            environ=environ,
+            provenance_repository=c.LOCAL_REPOSITORY_NAME,
+            fetch_action=GitHubApi(c.GITHUB_DEFAULT_API_URL, token).fetch_action,
+        )
+        result = run_analysis(inputs, analysis, validated_at=validated_at)
+        report_path = write_report(report_text(result.report), analysis.temp_root)
+    except InvocationError:
+        _report_failure(c.FAILURE_INVALID_INVOCATION, err, False)
+        return 1
+    except Exception as error:
+        _emit_error(_failure_text(error), err, False)
+        return 1
+    sys.stdout.write(render_terminal(result.report, report_path))
+    sys.stdout.flush()
+    return 0
+
+
+def _local_inputs(namespace: argparse.Namespace, environ: Mapping[str, str]) -> Inputs:
+    raw: dict[str, str | None] = {
+        c.INPUT_MODE: namespace.mode,
+        c.INPUT_MODEL: namespace.model,
+        c.INPUT_SKIP_BELOW: namespace.skip_below,
+        c.INPUT_API_BASE_URL: namespace.api_base_url,
+        c.INPUT_API_MODEL: namespace.api_model,
+        c.INPUT_API_KEY: environ.get(c.LOCAL_API_KEY_ENV, ""),
+        c.INPUT_ALLOW_EXTERNAL_CONTEXT: c.BOOL_TRUE
+        if namespace.allow_external_context
+        else c.BOOL_FALSE,
+        c.INPUT_GITHUB_TOKEN: environ.get(c.LOCAL_GITHUB_TOKEN_ENV, ""),
+        c.INPUT_TESTED_REF: namespace.tested_ref or c.TESTED_REF_HEAD,
+        c.INPUT_PULL_REQUEST: "",
+        c.INPUT_FORCE_ALL: c.BOOL_TRUE if namespace.force_all else c.BOOL_FALSE,
+        c.INPUT_TIMEOUT_MS: namespace.timeout_ms,
+        c.INPUT_MAX_DIFF_BYTES: namespace.max_diff_bytes,
+    }
+    text = _read_tasks_file(namespace.tasks_file)
+    if text is None:
+        # The file is read at the position of `tasks` in the validation order (spec §2.4): an
+        # earlier field's error still wins over an unreadable file.
+        try:
+            parse_inputs({**raw, c.INPUT_TASKS: "{}"})
+        except InputError as error:
+            if error.field in (c.INPUT_MODE, c.INPUT_TESTED_REF) or (
+                error.field == c.INPUT_SKIP_BELOW and not _threshold_syntax_ok(raw)
+            ):
+                raise
+        raise InputError(c.FIELD_TASKS_FILE)
+    return parse_inputs({**raw, c.INPUT_TASKS: text})
+
+
+def _threshold_syntax_ok(raw: Mapping[str, str | None]) -> bool:
+    value = (raw.get(c.INPUT_SKIP_BELOW) or "").strip(c.WHITESPACE)
+    return not value or re.fullmatch(c.SKIP_BELOW_PATTERN, value) is not None
+
+
+def _read_tasks_file(path: str | None) -> str | None:
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(c.MAX_TASKS_TEXT_BYTES + 1)
+    except OSError:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _local_commits(
+    namespace: argparse.Namespace, inputs: Inputs, environ: Mapping[str, str]
+) -> tuple[str, str, Commits]:
+    cwd = os.getcwd()
+    remote: str | None = None
+    if namespace.remote is not None:
+        remote = normalise_remote(namespace.remote, cwd=cwd)
+    repo = os.path.abspath(namespace.repo or ".")
+    if not is_git_repository(repo):
+        raise InputError(c.FIELD_REPO)
+    if remote is None:
+        remote = normalise_remote(repo, cwd=cwd)
+    if namespace.base is not None:
+        base = resolve_local_revision(repo, namespace.base, environ)
+    else:
+        base = default_local_base(repo, environ)
+    if base is None:
+        raise InputError(c.FIELD_BASE)
+    tested = resolve_local_revision(repo, namespace.head or "HEAD", environ)
+    if tested is None:
+        raise InputError(c.FIELD_HEAD)
+    head = tested
+    if inputs.tested_ref == c.TESTED_REF_MERGE:
+        parents = local_merge_parents(repo, tested) or ()
+        if len(parents) == 2:
+            head = parents[1]
+    commits = Commits(base_sha=base, head_sha=head, tested_sha=tested, metadata_sha=base)
+    return repo, remote, commits
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,216 @@
+"""The GitHub Actions environment: ``GITHUB_*`` variables, the event file and bypass rules.
+
+Edge module (spec §5). Reading is done by ``read_github_context``; everything after it is a pure
+function of what was read, so the rules are testable without an environment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from . import contracts as c
+from .errors import PlanningFailure
+from .jsonutil import JsonError, strict_loads
+
+__all__ = [
+    "GitHubContext",
+    "PullRequestFacts",
+    "choose_bypass",
+    "parse_manual_number",
+    "parse_pull_request",
+    "read_github_context",
+    "server_origin",
+    "temp_root",
+]
+
+_EVENT_FILE_CAP = 64 * 1_048_576
+_PULL_REQUEST_EVENT = "pull_request"
+_WORKFLOW_DISPATCH_EVENT = "workflow_dispatch"
+
+
+@attrs.frozen
+class GitHubContext:
+    """What GitHub mode knows before any git command or HTTP request."""
+
+    event_name: str
+    repository: str
+    sha: str
+    server_origin: str
+    api_url: str | None
+    event: Mapping[str, Any] = attrs.field(repr=False)
+    output_path: str
+    summary_path: str | None
+    temp_root: str
+
+
+@attrs.frozen
+class PullRequestFacts:
+    base_sha: str
+    head_sha: str
+    fork: bool
+
+
+def temp_root(environ: Mapping[str, str]) -> str:
+    """``RUNNER_TEMP`` when set, else the system temporary directory (honours ``TMPDIR``)."""
+    return environ.get("RUNNER_TEMP") or tempfile.gettempdir()
+
+
+def server_origin(text: str) -> str | None:
+    """The origin of ``GITHUB_SERVER_URL`` (spec §5.1), or None when it is not acceptable."""
+    from .inputs import normalise_https_url
+
+    normalised = normalise_https_url(text, allow_path=True)
+    if normalised is None:
+        return None
+    scheme_end = normalised.index("://") + 3
+    if "/" in normalised[scheme_end:]:
+        return None  # a GHES path prefix is not an origin
+    return normalised
+
+
+def read_github_context(environ: Mapping[str, str]) -> GitHubContext:
+    """Validate the environment and read the event file, in the order of spec §2.4."""
+    event_name = environ.get("GITHUB_EVENT_NAME", "")
+    repository = environ.get("GITHUB_REPOSITORY", "")
+    sha = environ.get("GITHUB_SHA", "")
+    origin = server_origin(environ.get("GITHUB_SERVER_URL") or c.GITHUB_DEFAULT_SERVER_URL)
+    output_path = environ.get("GITHUB_OUTPUT")
+    if (
+        not event_name
+        or re.fullmatch(c.REPOSITORY_PATTERN, repository, re.ASCII) is None
+        or re.fullmatch(c.SHA40_PATTERN, sha) is None
+        or origin is None
+        or not output_path
+    ):
+        raise PlanningFailure(c.FAILURE_INVALID_ENVIRONMENT)
+    event = _read_event(environ.get("GITHUB_EVENT_PATH", ""))
+    return GitHubContext(
+        event_name=event_name,
+        repository=repository,
+        sha=sha,
+        server_origin=origin,
+        api_url=environ.get("GITHUB_API_URL") or None,
+        event=event,
+        output_path=output_path,
+        summary_path=environ.get("GITHUB_STEP_SUMMARY") or None,
+        temp_root=temp_root(environ),
+    )
+
+
+def _read_event(path: str) -> Mapping[str, Any]:
+    if not path:
+        raise PlanningFailure(c.FAILURE_INVALID_EVENT)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_EVENT_FILE_CAP + 1)
+    except OSError:
+        raise PlanningFailure(c.FAILURE_INVALID_EVENT) from None
+    if len(data) > _EVENT_FILE_CAP:
+        raise PlanningFailure(c.FAILURE_INVALID_EVENT)
+    try:
+        event = strict_loads(data)
+    except JsonError:
+        raise PlanningFailure(c.FAILURE_INVALID_EVENT) from None
+    if not isinstance(event, dict):
+        raise PlanningFailure(c.FAILURE_INVALID_EVENT)
+    return event
+
+
+def is_pull_request_event(event_name: str) -> bool:
+    return event_name == _PULL_REQUEST_EVENT
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def parse_pull_request(payload: object, repository: str) -> PullRequestFacts:
+    """Validate a ``pull_request`` object (spec §5.2); decide conservatively if it is a fork."""
+    if not isinstance(payload, Mapping):
+        raise PlanningFailure(c.FAILURE_INVALID_EVENT)
+    base = payload.get("base")
+    head = payload.get("head")
+    if not isinstance(base, Mapping) or not isinstance(head, Mapping):
+        raise PlanningFailure(c.FAILURE_INVALID_EVENT)
+    base_sha = base.get("sha")
+    head_sha = head.get("sha")
+    base_repo = base.get("repo")
+    if (
+        not isinstance(base_sha, str)
+        or not isinstance(head_sha, str)
+        or re.fullmatch(c.SHA40_PATTERN, base_sha) is None
+        or re.fullmatch(c.SHA40_PATTERN, head_sha) is None
+        or not isinstance(base_repo, Mapping)
+        or not isinstance(base_repo.get("full_name"), str)
+        or not _same_repository(base_repo["full_name"], repository)
+    ):
+        raise PlanningFailure(c.FAILURE_INVALID_EVENT)
+    head_repo = head.get("repo")
+    fork = True
+    if isinstance(head_repo, Mapping):
+        base_id = base_repo.get("id")
+        head_id = head_repo.get("id")
+        head_name = head_repo.get("full_name")
+        fork = not (
+            _is_number(base_id)
+            and _is_number(head_id)
+            and isinstance(head_name, str)
+            and _same_repository(head_name, repository)
+            and base_id == head_id
+        )
+    return PullRequestFacts(base_sha=base_sha, head_sha=head_sha, fork=fork)
+
+
+def _same_repository(left: str, right: str) -> bool:
+    return _ascii_lower(left) == _ascii_lower(right)
+
+
+def _ascii_lower(text: str) -> str:
+    return text.translate({code: code + 32 for code in range(ord("A"), ord("Z") + 1)})
+
+
+def parse_manual_number(text: str, event_name: str) -> int | None:
+    """The ``pull-request`` input: None when blank, else a checked number (spec §5.4)."""
+    if not text:
+        return None
+    if event_name != _WORKFLOW_DISPATCH_EVENT:
+        raise PlanningFailure(c.FAILURE_INVALID_MANUAL_REQUEST)
+    if re.fullmatch(c.POSITIVE_INTEGER_PATTERN, text) is None:
+        raise PlanningFailure(c.FAILURE_INVALID_MANUAL_REQUEST)
+    number = int(text)
+    if number > c.MAX_SAFE_INTEGER:
+        raise PlanningFailure(c.FAILURE_INVALID_MANUAL_REQUEST)
+    return number
+
+
+def choose_bypass(
+    *,
+    pull_request: bool,
+    force_all: bool,
+    fork: bool,
+    api_key: str,
+    allow_external_context: bool,
+) -> str | None:
+    """The first applicable bypass of spec §5.5, or None."""
+    if not pull_request:
+        return c.REASON_NON_PULL_REQUEST
+    if force_all:
+        return c.REASON_FORCE_ALL
+    if fork:
+        return c.REASON_FORK
+    if not api_key:
+        return c.REASON_MISSING_API_KEY
+    if not allow_external_context:
+        return c.REASON_EXTERNAL_CONTEXT_DISABLED
+    return None
+
+
+def process_environment() -> dict[str, str]:
+    """A snapshot of the process environment (the one place the CLI reads it)."""
+    return dict(os.environ)

@@ -1,0 +1,206 @@
+"""One analysis from validated inputs to a validated report.
+
+This module wires the stages together (spec §5.5 to §10): bypass, change collection, metadata,
+grouping, evaluation, policy and report. It is shared by GitHub mode and local mode, which differ
+only in where the commits and settings come from and where the result is published.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from . import contracts as c
+from .collect import collect_change
+from .environment import choose_bypass
+from .git import GitSession
+from .grouping import GroupingError, prepare_observation
+from .metadata import ActionFile, resolve_metadata
+from .models import Collection, Commits, Inputs, MetadataResult, ObservationOutcome, Plan
+from .observe import run_observation
+from .policy import decide, score_decisions
+from .report import build_report, validate_report
+from .tasks import compute_selection_hash
+
+__all__ = ["Analysis", "PlanResult", "run_analysis"]
+
+ActionFetcher = Callable[[str, str, str, str], "ActionFile | str"]
+
+
+def _no_external_actions(_owner: str, _repo: str, _path: str, _ref: str) -> ActionFile | str:
+    return "missing"
+
+
+@attrs.frozen
+class Analysis:
+    """The facts of one analysis that do not come from the inputs."""
+
+    commits: Commits  # diff_base_sha is filled by collection
+    pull_request: bool
+    fork: bool
+    remote: str
+    temp_root: str
+    environ: Mapping[str, str] = attrs.field(repr=False)
+    provenance_repository: str
+    fetch_action: ActionFetcher = _no_external_actions
+
+
+@attrs.frozen
+class PlanResult:
+    plan: Plan
+    report: dict[str, Any]
+
+
+def _milliseconds(start: float, end: float) -> float:
+    return max(0.0, (end - start) * 1000.0)
+
+
+def run_analysis(
+    inputs: Inputs,
+    analysis: Analysis,
+    *,
+    validated_at: float,
+    clock: Callable[[], float] = time.monotonic,
+) -> PlanResult:
+    """Plan the run. ``validated_at`` is the ``clock`` reading when input validation ended."""
+    tasks = inputs.tasks
+    selection_hash = compute_selection_hash(inputs.model, inputs.skip_below, tasks)
+    bypass = choose_bypass(
+        pull_request=analysis.pull_request,
+        force_all=inputs.force_all,
+        fork=analysis.fork,
+        api_key=inputs.api_key,
+        allow_external_context=inputs.allow_external_context,
+    )
+    commits = analysis.commits
+    collection: Collection | None = None
+    metadata: MetadataResult | None = None
+    grouping_error: str | None = None
+    outcome: ObservationOutcome | None = None
+    jev_ms: float | None = None
+
+    if bypass is None and len(tasks) > 0:
+        with GitSession(
+            analysis.remote,
+            token=inputs.github_token,
+            temp_root=analysis.temp_root,
+            environ=analysis.environ,
+        ) as session:
+            collection = collect_change(
+                session,
+                base_sha=commits.base_sha,
+                head_sha=commits.head_sha,
+                tested_sha=commits.tested_sha,
+                tested_ref=inputs.tested_ref,
+                metadata_sha=commits.metadata_sha,
+                max_diff_bytes=inputs.max_diff_bytes,
+            )
+            commits = collection.commits
+            if collection.change_set is not None:
+                metadata = _resolve_metadata(inputs, analysis, session)
+        collected_at = clock()
+        if collection.change_set is not None and metadata is not None:
+            evidence = {task_id: entry.evidence for task_id, entry in metadata.evidence.items()}
+            phase_start = clock()
+            try:
+                prepared = prepare_observation(
+                    patch=collection.change_set.patch,
+                    commits=commits,
+                    evidence_by_task=evidence,
+                    hints=metadata.hints,
+                    api_model=inputs.api_model,
+                )
+            except GroupingError as error:
+                grouping_error = error.code
+                jev_ms = _milliseconds(phase_start, clock())
+            else:
+                outcome = run_observation(
+                    prepared,
+                    endpoint=inputs.endpoint,
+                    api_key=inputs.api_key,
+                    expected_model=inputs.model,
+                    timeout_ms=inputs.timeout_ms,
+                    clock=clock,
+                )
+                jev_ms = outcome.duration_ms
+    else:
+        collected_at = clock()
+
+    observation = outcome.observation if outcome is not None else None
+    decisions = (
+        score_decisions(observation, tasks.ids, inputs.skip_below)
+        if observation is not None
+        else None
+    )
+    incomplete = (
+        frozenset(task_id for task_id, entry in metadata.evidence.items() if entry.incomplete)
+        if metadata is not None
+        else frozenset()
+    )
+    plan = decide(
+        tasks,
+        mode=inputs.mode,
+        bypass=bypass,
+        changed_paths=collection.known_paths if collection is not None else None,
+        collection_error=collection.error if collection is not None else None,
+        grouping_error=grouping_error,
+        decisions=decisions,
+        first_failure=outcome.error if outcome is not None else None,
+        observed=observation is not None,
+        group_count=len(observation.chunks) if observation is not None else 0,
+        metadata_incomplete=incomplete,
+    )
+    job_metadata: dict[str, Mapping[str, Any]] = {}
+    if metadata is not None:
+        for task_id, entry in metadata.evidence.items():
+            if entry.job_metadata is not None:
+                job_metadata[task_id] = entry.job_metadata
+    observation_error = grouping_error or (outcome.error if outcome is not None else None)
+    report = build_report(
+        plan=plan,
+        tested_ref=inputs.tested_ref,
+        skip_below=inputs.skip_below,
+        commits=commits,
+        selection_hash=selection_hash,
+        change_set=collection.change_set if collection is not None else None,
+        observation=observation,
+        observation_error=observation_error,
+        model_requested=inputs.api_model,
+        model_expected=inputs.model,
+        model_returned=outcome.model_returned if outcome is not None else None,
+        usage=outcome.usage if outcome is not None else None,
+        job_metadata=job_metadata,
+        durations_ms={
+            "collection": _milliseconds(validated_at, collected_at),
+            "jev": jev_ms,
+            "total": _milliseconds(validated_at, clock()),
+        },
+    )
+    validate_report(report)
+    return PlanResult(plan=plan, report=report)
+
+
+def _resolve_metadata(inputs: Inputs, analysis: Analysis, session: GitSession) -> MetadataResult:
+    commits = analysis.commits
+    needs_files = any(
+        task.jobs is not None or task.context_files is not None for task in inputs.tasks.tasks
+    )
+    readable = True
+    if needs_files and commits.metadata_sha != commits.base_sha:
+        readable = session.ensure_commit(commits.metadata_sha)
+
+    def read_file(path: str) -> bytes | None:
+        if not readable:
+            return None
+        return session.read_file_at(commits.metadata_sha, path, c.METADATA_FILE_CAP)
+
+    return resolve_metadata(
+        inputs.tasks,
+        read_file=read_file,
+        fetch_action=analysis.fetch_action,
+        repository=analysis.provenance_repository,
+        commit=commits.metadata_sha,
+    )

@@ -1,0 +1,138 @@
+"""Publishing a plan: masks, the report file, ``GITHUB_OUTPUT`` and the step summary.
+
+Edge module (spec §10.1, §11.3, §12). The order is fixed by the caller: masks first, then the
+report, then the outputs in one write, then the summary. A failure before the outputs are written
+leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import os
+import secrets
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+
+from . import contracts as c
+from .errors import PlanningFailure
+
+__all__ = [
+    "append_summary",
+    "format_outputs",
+    "mask_commands",
+    "remove_report",
+    "write_outputs",
+    "write_report",
+]
+
+
+def _escape_command_value(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def git_basic_credential(token: str) -> str:
+    """The Base64 form of the token as the git credential header carries it (spec §6.2)."""
+    return base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
+
+
+def mask_commands(api_key: str | None, github_token: str | None) -> list[str]:
+    """``::add-mask::`` lines for every form of the secrets (spec §11.3), without repeats."""
+    values: list[str] = []
+    for raw in (api_key, github_token):
+        if raw is None:
+            continue
+        trimmed = raw.strip(c.WHITESPACE)
+        if not trimmed:
+            continue
+        candidates = [raw, trimmed, *raw.splitlines(), *trimmed.splitlines()]
+        if raw is github_token:
+            candidates.append(git_basic_credential(trimmed))
+        for candidate in candidates:
+            if candidate.strip(c.WHITESPACE) and candidate not in values:
+                values.append(candidate)
+    return [f"::add-mask::{_escape_command_value(value)}" for value in values]
+
+
+def write_report(text: str, temp_root: str) -> str:
+    """Write the report atomically under a fresh 0700 directory; return its absolute path."""
+    directory: str | None = None
+    try:
+        directory = tempfile.mkdtemp(prefix=c.REPORT_DIR_PREFIX, dir=temp_root)
+        os.chmod(directory, 0o700)
+        final_path = os.path.join(directory, c.REPORT_FILE_NAME)
+        descriptor, staging_path = tempfile.mkstemp(dir=directory, prefix=".report-")
+        try:
+            os.fchmod(descriptor, 0o600)
+            with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(staging_path, final_path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(staging_path)
+            raise
+        return os.path.abspath(final_path)
+    except OSError:
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
+        raise PlanningFailure(c.FAILURE_REPORT_UNWRITABLE) from None
+
+
+def remove_report(path: str) -> None:
+    """Best-effort removal of a report written before a later step failed."""
+    shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+
+
+def _delimiter(name: str, value: str) -> str:
+    while True:
+        candidate = c.OUTPUT_DELIMITER_PREFIX + secrets.token_hex(16)
+        if candidate not in name and candidate not in value:
+            return candidate
+
+
+def format_outputs(pairs: Iterable[tuple[str, str]]) -> str:
+    """Every output in the multi-line form with a fresh random delimiter (spec §11.3)."""
+    parts: list[str] = []
+    for name, value in pairs:
+        delimiter = _delimiter(name, value)
+        parts.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+    return "".join(parts)
+
+
+def write_outputs(path: str, pairs: Sequence[tuple[str, str]]) -> None:
+    """Append all outputs to ``GITHUB_OUTPUT`` in one write, or raise ``output-unwritable``."""
+    payload = format_outputs(pairs).encode("utf-8")
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    except OSError:
+        raise PlanningFailure(c.FAILURE_OUTPUT_UNWRITABLE) from None
+    original_size: int | None = None
+    try:
+        original_size = os.fstat(descriptor).st_size
+        view = memoryview(payload)
+        while view:
+            written = os.write(descriptor, view)
+            if written <= 0:
+                raise OSError("short write")
+            view = view[written:]
+    except OSError:
+        # A partial plan is worse than none: cut the file back to what it was.
+        if original_size is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(descriptor, original_size)
+        raise PlanningFailure(c.FAILURE_OUTPUT_UNWRITABLE) from None
+    finally:
+        os.close(descriptor)
+
+
+def append_summary(path: str, text: str) -> bool:
+    """Append the step summary; False when it could not be written (a warning, not a failure)."""
+    try:
+        with open(path, "a", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,338 @@
+"""End-to-end runs of ``jev-select plan`` in GitHub mode on every path that needs neither git nor Jev.
+
+Each run is a real process with real ``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``, event and
+``RUNNER_TEMP`` files. The git remote points at a directory that does not exist, so any attempt to
+fetch would turn into a fallback and fail the assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from cliutil import API_KEY_SENTINEL, HEAD_SHA, MERGE_SHA, TOKEN_SENTINEL, BASE_SHA, GitHubEnv
+from jev_select import contracts as c
+from jev_select.errors import failure_message, input_error_message
+from jev_select.planblock import read_plan_block
+
+TASKS = """
+unit:
+  description: Runs the unit tests of the parser package.
+docs:
+  description: Builds the documentation site.
+  force_paths: [docs/**]
+lint:
+  description: Lints every source file.
+  always: true
+"""
+TASK_IDS = ["docs", "lint", "unit"]
+
+
+def make_env(tmp_path: Path, **inputs: str) -> GitHubEnv:
+    base_inputs = {
+        "tasks": TASKS,
+        "api-key": API_KEY_SENTINEL,
+        "github-token": TOKEN_SENTINEL,
+        "allow-external-context": "true",
+    }
+    base_inputs.update(inputs)
+    return GitHubEnv(root=tmp_path / "runner", inputs=base_inputs)
+
+
+def assert_everything_runs(run_result: object, status: str, reason: str, tested_sha: str) -> None:
+    from cliutil import CliRun
+
+    assert isinstance(run_result, CliRun)
+    assert run_result.code == 0, run_result.stdout
+    assert run_result.stderr == ""
+    outputs = run_result.outputs
+    assert list(outputs) == [*c.OUTPUTS, *TASK_IDS]
+    assert outputs["run"] == '{"docs":true,"lint":true,"unit":true}'
+    assert outputs["selected"] == '["docs","lint","unit"]'
+    assert outputs["matrix"] == '{"include":[{"task":"docs"},{"task":"lint"},{"task":"unit"}]}'
+    assert outputs["has-tasks"] == "true"
+    assert outputs["status"] == status
+    assert outputs["tested-sha"] == tested_sha
+    for task_id in TASK_IDS:
+        assert outputs[task_id] == "true"
+    report_path = Path(outputs["report-path"])
+    assert report_path.is_absolute()
+    assert report_path.is_file()
+    assert report_path.stat().st_mode & 0o777 == 0o600
+    assert report_path.parent.stat().st_mode & 0o777 == 0o700
+    report = run_result.report
+    assert report["version"] == c.REPORT_VERSION
+    assert report["status"] == status
+    assert report["tested_sha"] == tested_sha
+    assert report["observation"] is None
+    assert report["diff_hash"] is None
+    assert report["job_metadata"] == {}
+    assert report["durations_ms"]["jev"] is None
+    for task_id in TASK_IDS:
+        decision = report["tasks"][task_id]
+        assert decision["run"] is True
+        assert decision["proposed_run"] is None
+        assert reason in decision["reasons"]
+    assert report["tasks"]["lint"]["reasons"][0] == c.REASON_ALWAYS
+    summary = run_result.summary_text
+    assert summary is not None
+    assert summary.startswith(f"### jev-select: {status}, enforce mode\n")
+    block = read_plan_block(summary, expected_tested_sha=tested_sha)
+    assert block is not None
+    assert block.status == status
+    assert dict(block.run) == {"docs": True, "lint": True, "unit": True}
+    assert run_result.stdout.rstrip("\n").split("\n")[-1] == (
+        f"jev-select: {status} (enforce): 3 of 3 tasks selected"
+    )
+    assert API_KEY_SENTINEL not in run_result.without_masks()
+    assert TOKEN_SENTINEL not in run_result.without_masks()
+
+
+@pytest.mark.parametrize(
+    "event_name", ["push", "schedule", "merge_group", "pull_request_target", "workflow_dispatch"]
+)
+def test_non_pull_request_events_keep_every_task(tmp_path: Path, event_name: str) -> None:
+    env = make_env(tmp_path)
+    env.event_name = event_name
+    env.event = {"ref": "refs/heads/main"}
+    result = env.run("--remote", str(tmp_path / "no-such-repository"))
+    assert_everything_runs(result, c.STATUS_BYPASSED, c.REASON_NON_PULL_REQUEST, MERGE_SHA)
+    report = result.report
+    assert report["base_sha"] == report["head_sha"] == report["metadata_sha"] == MERGE_SHA
+    assert report["diff_base_sha"] == MERGE_SHA
+
+
+def test_fork_pull_request_is_bypassed(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    env.event = env.pull_request_event(fork=True)
+    result = env.run("--remote", str(tmp_path / "missing"))
+    assert_everything_runs(result, c.STATUS_BYPASSED, c.REASON_FORK, MERGE_SHA)
+    assert result.report["base_sha"] == BASE_SHA
+    assert result.report["head_sha"] == HEAD_SHA
+    assert result.report["metadata_sha"] == BASE_SHA
+
+
+def test_force_all_wins_over_fork(tmp_path: Path) -> None:
+    env = make_env(tmp_path, **{"force-all": "true"})
+    env.event = env.pull_request_event(fork=True)
+    result = env.run("--remote", str(tmp_path / "missing"))
+    assert_everything_runs(result, c.STATUS_BYPASSED, c.REASON_FORCE_ALL, MERGE_SHA)
+
+
+def test_missing_key_is_bypassed(tmp_path: Path) -> None:
+    env = make_env(tmp_path, **{"api-key": "   "})
+    result = env.run("--remote", str(tmp_path / "missing"))
+    assert_everything_runs(result, c.STATUS_BYPASSED, c.REASON_MISSING_API_KEY, MERGE_SHA)
+
+
+def test_missing_consent_is_bypassed(tmp_path: Path) -> None:
+    env = make_env(tmp_path, **{"allow-external-context": ""})
+    result = env.run("--remote", str(tmp_path / "missing"))
+    assert_everything_runs(result, c.STATUS_BYPASSED, c.REASON_EXTERNAL_CONTEXT_DISABLED, MERGE_SHA)
+
+
+def test_head_mode_tests_the_head_commit(tmp_path: Path) -> None:
+    env = make_env(tmp_path, **{"tested-ref": "head", "api-key": ""})
+    result = env.run("--remote", str(tmp_path / "missing"))
+    assert_everything_runs(result, c.STATUS_BYPASSED, c.REASON_MISSING_API_KEY, HEAD_SHA)
+    assert result.report["diff_base_sha"] is None
+    assert result.report["tested_ref"] == "head"
+
+
+def test_shadow_mode_bypass_adds_shadow_reason(tmp_path: Path) -> None:
+    env = make_env(tmp_path, mode="shadow", **{"api-key": ""})
+    result = env.run("--remote", str(tmp_path / "missing"))
+    assert result.code == 0
+    for decision in result.report["tasks"].values():
+        assert decision["reasons"][-1] == c.REASON_SHADOW_MODE
+        assert decision["run"] is True
+
+
+def test_empty_task_table_publishes_an_empty_plan_without_git(tmp_path: Path) -> None:
+    env = make_env(tmp_path, tasks="{}")
+    result = env.run("--remote", str(tmp_path / "missing"))
+    assert result.code == 0, result.stdout
+    assert result.stderr == ""
+    assert result.outputs == {
+        "run": "{}",
+        "selected": "[]",
+        "matrix": '{"include":[]}',
+        "has-tasks": "false",
+        "status": c.STATUS_PLANNED,
+        "tested-sha": MERGE_SHA,
+        "report-path": result.outputs["report-path"],
+    }
+    report = result.report
+    assert report["tasks"] == {}
+    assert report["observation"] is None
+    assert report["changed_path_count"] is None
+    assert not list((tmp_path / "runner" / "runner-temp").glob("jev-select-git-*"))
+    assert result.stdout.rstrip("\n").split("\n")[-1] == (
+        "jev-select: planned (enforce): 0 of 0 tasks selected"
+    )
+
+
+def test_masks_come_first_and_cover_every_form(tmp_path: Path) -> None:
+    env = make_env(tmp_path, **{"api-key": "  " + API_KEY_SENTINEL + "  "})
+    result = env.run("--remote", str(tmp_path / "missing"))
+    lines = result.stdout.split("\n")
+    masks = [line for line in lines if line.startswith("::add-mask::")]
+    assert lines[: len(masks)] == masks
+    assert f"::add-mask::{API_KEY_SENTINEL}" in masks
+    assert f"::add-mask::  {API_KEY_SENTINEL}  " in masks
+    assert f"::add-mask::{TOKEN_SENTINEL}" in masks
+    import base64
+
+    encoded = base64.b64encode(f"x-access-token:{TOKEN_SENTINEL}".encode()).decode()
+    assert f"::add-mask::{encoded}" in masks
+
+
+# ---------------------------------------------------------------------------------------------
+# Input errors: exact diagnostic, exit 1, nothing published, value never echoed
+# ---------------------------------------------------------------------------------------------
+
+BAD_INPUTS = [
+    ("mode", "Enforce-SECRETVALUE"),
+    ("tested-ref", "MERGE-SECRETVALUE"),
+    ("skip-below", "1e-2SECRETVALUE"),
+    ("skip-below", "1.5"),
+    ("tasks", "SECRETVALUE: [unterminated"),
+    ("tasks", "./tasks-SECRETVALUE.yml"),
+    ("model", "jev-latest-SECRETVALUE"),
+    ("allow-external-context", "yes-SECRETVALUE"),
+    ("force-all", "TRUE-SECRETVALUE"),
+    ("timeout-ms", "10msSECRETVALUE"),
+    ("timeout-ms", "2147483648"),
+    ("max-diff-bytes", "010"),
+    ("api-base-url", "http://SECRETVALUE.example"),
+    ("api-model", "-SECRETVALUE"),
+    ("api-key", "key with SECRETVALUE spaces"),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), BAD_INPUTS)
+def test_bad_input_is_a_fixed_diagnostic_and_publishes_nothing(
+    tmp_path: Path, field: str, value: str
+) -> None:
+    # force-all never skips validation, so it is set wherever it is not the field under test.
+    overrides = {field: value} if field == "force-all" else {field: value, "force-all": "true"}
+    env = make_env(tmp_path, **overrides)
+    result = env.run()
+    assert result.code == 1
+    assert result.stderr == ""
+    error_lines = [line for line in result.stdout.split("\n") if line.startswith("::error::")]
+    assert error_lines == ["::error::" + input_error_message(field)]
+    assert result.outputs_text == ""
+    assert result.summary_text is None
+    assert result.report_paths() == []
+    assert "SECRETVALUE" not in result.without_masks()
+
+
+@pytest.mark.parametrize(
+    ("case", "code"),
+    [
+        ("no-output", c.FAILURE_INVALID_ENVIRONMENT),
+        ("uppercase-sha", c.FAILURE_INVALID_ENVIRONMENT),
+        ("bad-repository", c.FAILURE_INVALID_ENVIRONMENT),
+        ("server-path", c.FAILURE_INVALID_ENVIRONMENT),
+        ("no-event-file", c.FAILURE_INVALID_EVENT),
+        ("event-not-object", c.FAILURE_INVALID_EVENT),
+        ("event-uppercase-sha", c.FAILURE_INVALID_EVENT),
+        ("event-other-repository", c.FAILURE_INVALID_EVENT),
+        ("manual-outside-dispatch", c.FAILURE_INVALID_MANUAL_REQUEST),
+        ("manual-not-a-number", c.FAILURE_INVALID_MANUAL_REQUEST),
+        ("local-flag", c.FAILURE_INVALID_INVOCATION),
+        ("unknown-flag", c.FAILURE_INVALID_INVOCATION),
+        ("output-is-directory", c.FAILURE_OUTPUT_UNWRITABLE),
+        ("report-dir-unwritable", c.FAILURE_REPORT_UNWRITABLE),
+    ],
+)
+def test_hard_failures_publish_nothing(tmp_path: Path, case: str, code: str) -> None:
+    env = make_env(tmp_path, **{"api-key": ""})
+    args: list[str] = ["--remote", str(tmp_path / "missing")]
+    environ_overrides: dict[str, str] = {}
+    if case == "no-output":
+        environ_overrides["GITHUB_OUTPUT"] = ""
+    elif case == "uppercase-sha":
+        env.sha = MERGE_SHA.upper().replace("3", "A")
+    elif case == "bad-repository":
+        environ_overrides["GITHUB_REPOSITORY"] = "not a repository"
+    elif case == "server-path":
+        environ_overrides["GITHUB_SERVER_URL"] = "https://ghe.example/prefix"
+    elif case == "no-event-file":
+        environ_overrides["GITHUB_EVENT_PATH"] = str(tmp_path / "nowhere.json")
+    elif case == "event-not-object":
+        env.event = ["SECRETVALUE"]  # type: ignore[assignment]
+    elif case == "event-uppercase-sha":
+        env.event = env.pull_request_event(head="A" * 40)
+    elif case == "event-other-repository":
+        env.event = env.pull_request_event(repository="other/SECRETVALUE")
+    elif case == "manual-outside-dispatch":
+        env.inputs["pull-request"] = "12"
+    elif case == "manual-not-a-number":
+        env.event_name = "workflow_dispatch"
+        env.inputs["pull-request"] = "12SECRETVALUE"
+    elif case == "local-flag":
+        args += ["--tasks-file", "tasks-SECRETVALUE.yml"]
+    elif case == "unknown-flag":
+        args += ["--SECRETVALUE"]
+    elif case == "output-is-directory":
+        (tmp_path / "runner").mkdir(parents=True, exist_ok=True)
+        os.mkdir(tmp_path / "runner" / "output.txt")
+    elif case == "report-dir-unwritable":
+        environ_overrides["RUNNER_TEMP"] = str(tmp_path / "no" / "such" / "dir")
+    env.extra.update(environ_overrides)
+    result = env.run(*args)
+    assert result.code == 1
+    assert result.stderr == ""
+    error_lines = [line for line in result.stdout.split("\n") if line.startswith("::error::")]
+    assert error_lines == ["::error::" + failure_message(code)]
+    if case != "output-is-directory":
+        assert result.outputs_text == ""
+    assert result.summary_text is None
+    assert list((tmp_path / "runner" / "runner-temp").glob("jev-select-report-*")) == []
+    assert "SECRETVALUE" not in result.without_masks()
+
+
+def test_inputs_are_validated_before_the_environment(tmp_path: Path) -> None:
+    env = make_env(tmp_path, mode="bad", **{"force-all": "true"})
+    env.extra["GITHUB_OUTPUT"] = ""
+    env.extra["GITHUB_EVENT_PATH"] = str(tmp_path / "missing.json")
+    result = env.run()
+    assert result.stdout.strip().split("\n")[-1] == "::error::" + input_error_message("mode")
+
+
+def test_report_is_valid_json_with_two_space_indentation(tmp_path: Path) -> None:
+    env = make_env(tmp_path, **{"api-key": ""})
+    result = env.run("--remote", str(tmp_path / "missing"))
+    path = result.report_paths()[0]
+    text = path.read_text("utf-8")
+    assert text.endswith("}\n")
+    assert text.startswith('{\n  "version": 5,\n')
+    assert json.loads(text) == result.report
+    assert list(result.report) == [
+        "version",
+        "tested_ref",
+        "diff_base_sha",
+        "job_metadata",
+        "observation_error",
+        "metadata_sha",
+        "base_sha",
+        "head_sha",
+        "tested_sha",
+        "selection_hash",
+        "skip_below",
+        "diff_hash",
+        "diff_bytes",
+        "changed_path_count",
+        "mode",
+        "status",
+        "model",
+        "durations_ms",
+        "usage",
+        "tasks",
+        "observation",
+    ]
