@@ -735,3 +735,15 @@ TERMINAL_YES: Final = "yes"
 TERMINAL_NO: Final = "no"
 TERMINAL_NULL: Final = "-"
 TERMINAL_REPORT_TEMPLATE: Final = "report: {path}"
+
+# --------------------------------------------------------------------------------------------
+# jev_client: System One exchange (spec §8.1, §8.6)
+# --------------------------------------------------------------------------------------------
+
+JSON_MEDIA_TYPE: Final = "application/json"
+RESPONSE_FIELD_MODEL: Final = "model"
+RESPONSE_FIELD_ANSWERS: Final = "answers"
+RESPONSE_FIELD_USAGE: Final = "usage"
+USAGE_FIELD_INPUT_TOKENS: Final = "input_tokens"
+USAGE_FIELD_OUTPUT_TOKENS: Final = "output_tokens"
+ANSWER_FIELD_TYPE: Final = "type"
