@@ -154,7 +154,9 @@ def bounded_request(
                     if _is_timeout(error):
                         raise HttpTimeout() from None
                     raise HttpFailure("transport") from None
-                except Exception:
+                except Exception as error:  # urllib3 wraps socket timeouts in its own types
+                    if _is_timeout(error):
+                        raise HttpTimeout() from None
                     raise HttpFailure("transport") from None
                 if not chunk:
                     break
