@@ -1,0 +1,172 @@
+"""The selection policy (spec §9): from scores and forced state to a plan.
+
+Every doubt keeps tasks running. A task is proposed for skipping only when every group scored it
+strictly below the threshold; any missing score anywhere makes every task run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+from . import contracts as c
+from .jsonutil import code_unit_key
+from .models import Observation, Plan, TaskDecision, TaskTable, frozen_mapping
+from .tasks import match_force_paths
+
+__all__ = ["decide", "score_decisions"]
+
+
+def score_decisions(
+    observation: Observation, task_ids: Sequence[str], skip_below: float
+) -> dict[str, bool | None]:
+    """Per-task decision from the groups' scores (spec §9.1).
+
+    ``True`` when some group scored the task at or above ``skip_below``; ``False`` when there is
+    at least one group and every group scored it strictly below; otherwise ``None``.
+    """
+    chunks = observation.chunks
+    decisions: dict[str, bool | None] = {}
+    for task_id in sorted(task_ids, key=code_unit_key):
+        scores = [
+            chunk.probabilities[task_id]
+            for chunk in chunks
+            if chunk.probabilities is not None and task_id in chunk.probabilities
+        ]
+        if any(score >= skip_below for score in scores):
+            decisions[task_id] = True
+        elif chunks and len(scores) == len(chunks):
+            decisions[task_id] = False
+        else:
+            decisions[task_id] = None
+    return decisions
+
+
+def _is_protected(changed_paths: Sequence[str] | None) -> bool:
+    return changed_paths is not None and any(
+        path.startswith(c.PROTECTED_PATH_PREFIX) for path in changed_paths
+    )
+
+
+def _decisions_malformed(decisions: Mapping[str, object] | None, known: set[str]) -> bool:
+    if decisions is None:
+        return False
+    return any(
+        task_id not in known or not (value is None or isinstance(value, bool))
+        for task_id, value in decisions.items()
+    )
+
+
+def _forced_state(
+    *,
+    bypass: str | None,
+    protected: bool,
+    collection_error: str | None,
+    grouping_error: str | None,
+    malformed: bool,
+) -> tuple[str, str] | None:
+    """(status, forced reason) of the first applicable source of spec §9.2, or None."""
+    if bypass is not None:
+        return c.STATUS_BYPASSED, bypass
+    if protected:
+        return c.STATUS_BYPASSED, c.REASON_PROTECTED_PATH
+    if collection_error is not None:
+        return c.STATUS_FALLBACK, collection_error
+    if grouping_error is not None:
+        return c.STATUS_FALLBACK, grouping_error
+    if malformed:
+        return c.STATUS_FALLBACK, c.REASON_INVALID_RESPONSE
+    return None
+
+
+def decide(
+    tasks: TaskTable,
+    *,
+    mode: str,
+    bypass: str | None,
+    changed_paths: Sequence[str] | None,
+    collection_error: str | None,
+    grouping_error: str | None,
+    decisions: Mapping[str, object] | None,
+    first_failure: str | None,
+    observed: bool,
+    group_count: int,
+    metadata_incomplete: Collection[str] = (),
+) -> Plan:
+    """Apply spec §9.2 to §9.5 to every task.
+
+    ``changed_paths`` are the paths known to the collection, also when it failed but still knew
+    them; ``decisions`` come from :func:`score_decisions` (``None`` when nothing was observed) and
+    are re-checked here because a malformed mapping must fall back rather than select.
+    ``observed`` says that an observation record exists, ``group_count`` how many groups it has and
+    ``first_failure`` the first request failure code.
+    """
+    known = set(tasks.ids)
+    forced = _forced_state(
+        bypass=bypass,
+        protected=_is_protected(changed_paths),
+        collection_error=collection_error,
+        grouping_error=grouping_error,
+        malformed=_decisions_malformed(decisions, known),
+    )
+    scored: Mapping[str, object] = decisions if decisions is not None else {}
+
+    deterministic: dict[str, list[str]] = {}
+    mandatory: dict[str, bool] = {}
+    for task in tasks.tasks:
+        reasons: list[str] = []
+        if task.always:
+            reasons.append(c.REASON_ALWAYS)
+        if (
+            task.force_paths
+            and changed_paths is not None
+            and match_force_paths(task.force_paths, changed_paths)
+        ):
+            reasons.append(c.REASON_PATH_MATCH)
+        deterministic[task.id] = reasons
+        mandatory[task.id] = bool(reasons) or task.id in metadata_incomplete
+
+    def candidate_decision(task_id: str) -> bool | None:
+        value = scored.get(task_id)
+        return value if isinstance(value, bool) else None
+
+    incomplete = forced is None and any(
+        not mandatory[task_id] and candidate_decision(task_id) is None for task_id in tasks.ids
+    )
+    if forced is not None:
+        status = forced[0]
+    elif incomplete:
+        status = c.STATUS_FALLBACK
+    else:
+        status = c.STATUS_PLANNED
+    shadow = mode == c.MODE_SHADOW
+
+    result: dict[str, TaskDecision] = {}
+    for task_id in sorted(tasks.ids, key=code_unit_key):
+        reasons = list(deterministic[task_id])
+        proposed: bool | None
+        if forced is not None:
+            proposed = None
+            reasons.append(forced[1])
+        elif mandatory[task_id]:
+            proposed = True
+        else:
+            proposed = candidate_decision(task_id)
+            if proposed is None:
+                reasons.append(first_failure or c.REASON_OBSERVATION_INCOMPLETE)
+            elif proposed:
+                reasons.append(c.REASON_JEV_AT_OR_ABOVE_THRESHOLD)
+            else:
+                reasons.append(c.REASON_JEV_BELOW_THRESHOLD)
+        if shadow:
+            reasons.append(c.REASON_SHADOW_MODE)
+        if task_id in metadata_incomplete:
+            reasons.append(c.REASON_METADATA_UNAVAILABLE)
+        if group_count > 1:
+            reasons.append(c.REASON_CHUNKED_OBSERVATION)
+        if observed and status == c.STATUS_BYPASSED:
+            reasons.append(c.REASON_OBSERVATION_ONLY)
+        run = forced is not None or incomplete or shadow or proposed is True
+        result[task_id] = TaskDecision(
+            proposed_run=proposed, run=run, reasons=tuple(dict.fromkeys(reasons))
+        )
+    return Plan(mode=mode, status=status, decisions=frozen_mapping(result))
