@@ -1,0 +1,296 @@
+"""Texts published from a plan and its report: outputs, step summary, terminal view, log line.
+
+All functions are pure; the publish module writes what they return. Only IDs, codes, SHAs, model
+identifiers and numbers are ever rendered, and each such value is still escaped for its context.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from . import contracts as c
+from .jsonutil import code_unit_key, compact_json, format_number
+from .models import Plan
+from .planblock import render_plan_block
+
+__all__ = ["Summary", "log_line", "render_outputs", "render_summary", "render_terminal"]
+
+# Report keys that equal names owned elsewhere in contracts (the report records those values).
+_MODE = c.INPUT_MODE
+_MODEL = c.INPUT_MODEL
+_TASKS = c.INPUT_TASKS
+_STATUS = c.OUTPUT_STATUS
+_RUN = c.OUTPUT_RUN
+
+_MATRIX_INCLUDE = "include"
+_MATRIX_TASK = "task"
+
+
+def _flag(value: bool) -> str:
+    return c.BOOL_TRUE if value else c.BOOL_FALSE
+
+
+def render_outputs(plan: Plan, tested_sha: str, report_path: str) -> list[tuple[str, str]]:
+    """The outputs of spec §11.1 in order: the seven fixed ones, then one per task."""
+    run = {task_id: plan.decisions[task_id].run for task_id in _sorted_ids(plan.decisions)}
+    selected = [task_id for task_id, runs in run.items() if runs]
+    outputs = [
+        (c.OUTPUT_RUN, compact_json(run)),
+        (c.OUTPUT_SELECTED, compact_json(selected)),
+        (
+            c.OUTPUT_MATRIX,
+            compact_json({_MATRIX_INCLUDE: [{_MATRIX_TASK: task_id} for task_id in selected]}),
+        ),
+        (c.OUTPUT_HAS_TASKS, _flag(bool(selected))),
+        (c.OUTPUT_STATUS, plan.status),
+        (c.OUTPUT_TESTED_SHA, tested_sha),
+        (c.OUTPUT_REPORT_PATH, report_path),
+    ]
+    outputs.extend((task_id, _flag(runs)) for task_id, runs in run.items())
+    return outputs
+
+
+def _sorted_ids(values: Mapping[str, Any]) -> list[str]:
+    return sorted(values, key=code_unit_key)
+
+
+def log_line(plan: Plan, task_count: int) -> str:
+    """The one log line of spec §11.3."""
+    return c.LOG_LINE_TEMPLATE.format(
+        status=plan.status, mode=plan.mode, selected=len(plan.selected), total=task_count
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Step summary (spec §12)
+# --------------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Summary:
+    """The step summary text; ``plan_block_omitted`` tells the caller to print the warning."""
+
+    text: str
+    plan_block_omitted: bool
+
+
+def _cell(value: object) -> str:
+    """Escape a dynamic value for a Markdown table cell or inline code."""
+    text = str(value)
+    for raw, escaped in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
+        text = text.replace(raw, escaped)
+    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+
+
+def _code(value: object) -> str:
+    return f"`{_cell(value)}`"
+
+
+def _whole_ms(value: float) -> str:
+    # Half-up rounding: the durations are non-negative, and banker's rounding would surprise.
+    return str(math.floor(value + 0.5))
+
+
+def _task_row(task_id: str, decision: Mapping[str, Any]) -> str:
+    effective = c.SUMMARY_WORD_RUN if decision[_RUN] else c.SUMMARY_WORD_SKIP
+    proposed_run = decision["proposed_run"]
+    if proposed_run is None:
+        proposed = c.SUMMARY_NULL_CELL
+    else:
+        proposed = c.SUMMARY_WORD_RUN if proposed_run else c.SUMMARY_WORD_SKIP
+    reasons = ", ".join(_code(reason) for reason in decision["reasons"])
+    return f"| {_code(task_id)} | {effective} | {proposed} | {reasons} |"
+
+
+def _group_row(chunk: Mapping[str, Any]) -> str:
+    byte_range = c.SUMMARY_BYTE_RANGE_TEMPLATE.format(
+        start=_cell(chunk["start_byte"]), end=_cell(chunk["end_byte"])
+    )
+    model = chunk[_MODEL]
+    duration = chunk["duration_ms"]
+    probabilities = chunk["probabilities"]
+    if probabilities:
+        scores = ", ".join(
+            f"{_code(task_id)} {_cell(format_number(probabilities[task_id]))}"
+            for task_id in _sorted_ids(probabilities)
+        )
+    else:
+        scores = c.SUMMARY_NULL_CELL
+    error = chunk["error"]
+    cells = [
+        _cell(chunk["index"]),
+        byte_range,
+        _cell(chunk[_STATUS]),
+        _code(model) if model is not None else c.SUMMARY_NULL_CELL,
+        _whole_ms(duration) if duration is not None else c.SUMMARY_NULL_CELL,
+        scores,
+        _code(error) if error is not None else c.SUMMARY_NULL_CELL,
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _detail_lines(report: Mapping[str, Any]) -> list[str]:
+    lines = [
+        c.SUMMARY_TESTED_COMMIT_TEMPLATE.format(
+            tested_sha=_cell(report["tested_sha"]),
+            tested_ref=_cell(report["tested_ref"]),
+            base_sha=_cell(report["base_sha"]),
+            head_sha=_cell(report["head_sha"]),
+        )
+    ]
+    if report["diff_bytes"] is None:
+        lines.append(c.SUMMARY_DIFF_NOT_COLLECTED)
+    else:
+        count = report["changed_path_count"]
+        lines.append(
+            c.SUMMARY_DIFF_TEMPLATE.format(
+                diff_bytes=_cell(report["diff_bytes"]),
+                changed_path_count=_cell(count if count is not None else c.SUMMARY_NULL_CELL),
+            )
+        )
+    model = report[_MODEL]
+    returned = model["returned"]
+    lines.append(
+        c.SUMMARY_MODEL_TEMPLATE.format(
+            requested=_cell(model["requested"]),
+            expected=_cell(model["expected"]),
+            returned=_cell(returned if returned is not None else c.SUMMARY_MODEL_NONE),
+        )
+    )
+    observation = report["observation"]
+    if observation is None:
+        lines.append(c.SUMMARY_OBSERVATION_NOT_COLLECTED)
+    else:
+        lines.append(
+            c.SUMMARY_OBSERVATION_TEMPLATE.format(
+                status=_cell(observation[_STATUS]),
+                strategy=_cell(observation["strategy"]),
+                groups=len(observation["chunks"]),
+            )
+        )
+    if report["observation_error"] is not None:
+        lines.append(
+            c.SUMMARY_OBSERVATION_ERROR_TEMPLATE.format(code=_cell(report["observation_error"]))
+        )
+    return lines
+
+
+def _assemble(
+    head: str, task_rows: Sequence[str], more_tasks: int, group_table: str, tail: str
+) -> str:
+    parts = [head, "\n".join([c.SUMMARY_TASK_TABLE_HEADER, *task_rows]), "\n\n"]
+    if more_tasks:
+        parts.append(c.SUMMARY_MORE_TASKS_TEMPLATE.format(count=more_tasks) + "\n\n")
+    parts.append(group_table)
+    parts.append(tail)
+    return "".join(parts)
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def render_summary(report: Mapping[str, Any], *, engine_version: str) -> Summary:
+    """The step summary of spec §12, at most ``SUMMARY_MAX_BYTES``, ending with the plan block.
+
+    Over the limit, the group table is replaced first, then task rows are dropped from the end
+    with a count line. The plan block is never cut; when it alone is over
+    ``PLAN_BLOCK_MAX_BYTES`` it is left out and ``plan_block_omitted`` is set.
+    """
+    status, mode = report[_STATUS], report[_MODE]
+    tasks: Mapping[str, Mapping[str, Any]] = report[_TASKS]
+    task_ids = _sorted_ids(tasks)
+    selected = sum(1 for task_id in task_ids if tasks[task_id][_RUN])
+    if status == c.STATUS_PLANNED and mode == c.MODE_SHADOW:
+        sentence = c.SUMMARY_SHADOW_SENTENCE
+    else:
+        sentence = c.SUMMARY_STATUS_SENTENCES.get(status, "")
+    head = (
+        c.SUMMARY_HEADING_TEMPLATE.format(status=_cell(status), mode=_cell(mode))
+        + "\n\n"
+        + c.SUMMARY_COUNT_TEMPLATE.format(selected=selected, total=len(task_ids), sentence=sentence)
+        + "\n\n"
+    )
+    task_rows = [_task_row(task_id, tasks[task_id]) for task_id in task_ids]
+
+    details = "\n".join(_detail_lines(report))
+    details_open = f"<details>\n<summary>{c.SUMMARY_DETAILS_TITLE}</summary>\n\n{details}\n\n"
+    observation = report["observation"]
+    if observation is not None:
+        group_rows = [_group_row(chunk) for chunk in observation["chunks"]]
+        group_table = "\n".join([c.SUMMARY_GROUP_TABLE_HEADER, *group_rows]) + "\n\n"
+    else:
+        group_table = ""
+    details_close = c.SUMMARY_SCORE_DISCLAIMER + "\n\n</details>\n\n"
+
+    block = render_plan_block(report, engine_version)
+    omitted = _size(block) > c.PLAN_BLOCK_MAX_BYTES
+    if omitted:
+        block = ""
+    tail = details_close + block
+
+    text = _assemble(head, task_rows, 0, details_open + group_table, tail)
+    if _size(text) <= c.SUMMARY_MAX_BYTES:
+        return Summary(text=text, plan_block_omitted=omitted)
+
+    shortened_details = details_open + c.SUMMARY_GROUP_TABLE_OMITTED + "\n\n"
+    text = _assemble(head, task_rows, 0, shortened_details, tail)
+    if _size(text) <= c.SUMMARY_MAX_BYTES:
+        return Summary(text=text, plan_block_omitted=omitted)
+
+    # Keep the longest prefix of rows that fits together with the count line for the rest.
+    fixed = _size(_assemble(head, [], len(task_rows), shortened_details, tail))
+    budget = c.SUMMARY_MAX_BYTES - fixed
+    kept = 0
+    for row in task_rows:
+        cost = _size(row) + 1
+        if cost > budget:
+            break
+        budget -= cost
+        kept += 1
+    text = _assemble(head, task_rows[:kept], len(task_rows) - kept, shortened_details, tail)
+    return Summary(text=text, plan_block_omitted=omitted)
+
+
+# --------------------------------------------------------------------------------------------
+# Terminal rendering (spec §15)
+# --------------------------------------------------------------------------------------------
+
+
+def _terminal_proposed(value: object) -> str:
+    if value is None:
+        return c.TERMINAL_NULL
+    return c.TERMINAL_YES if value else c.TERMINAL_NO
+
+
+def render_terminal(report: Mapping[str, Any], report_path: str) -> str:
+    """Local-mode stdout: the log line, an aligned decision table and the report path."""
+    tasks: Mapping[str, Mapping[str, Any]] = report[_TASKS]
+    task_ids = _sorted_ids(tasks)
+    selected = sum(1 for task_id in task_ids if tasks[task_id][_RUN])
+    lines = [
+        c.LOG_LINE_TEMPLATE.format(
+            status=report[_STATUS], mode=report[_MODE], selected=selected, total=len(task_ids)
+        )
+    ]
+    rows = [list(c.TERMINAL_COLUMNS)]
+    for task_id in task_ids:
+        decision = tasks[task_id]
+        rows.append(
+            [
+                task_id,
+                c.TERMINAL_YES if decision[_RUN] else c.TERMINAL_NO,
+                _terminal_proposed(decision["proposed_run"]),
+                ", ".join(decision["reasons"]),
+            ]
+        )
+    widths = [max(len(row[column]) for row in rows) for column in range(len(c.TERMINAL_COLUMNS))]
+    for row in rows:
+        padded = [cell.ljust(width) for cell, width in zip(row[:-1], widths[:-1], strict=True)]
+        lines.append("  ".join([*padded, row[-1]]).rstrip())
+    lines.append(c.TERMINAL_REPORT_TEMPLATE.format(path=report_path))
+    return "\n".join(lines) + "\n"
