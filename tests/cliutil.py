@@ -85,7 +85,9 @@ class CliRun:
 
     def without_masks(self) -> str:
         """Everything except the ``::add-mask::`` lines, which carry the secrets on purpose."""
-        kept = [line for line in self.everything().split("\n") if not line.startswith("::add-mask::")]
+        kept = [
+            line for line in self.everything().split("\n") if not line.startswith("::add-mask::")
+        ]
         return "\n".join(kept)
 
 

@@ -1,4 +1,4 @@
-"""End-to-end runs of ``jev-select plan`` in GitHub mode on every path that needs neither git nor Jev.
+"""End-to-end runs of ``jev-select plan`` in GitHub mode on paths that need neither git nor Jev.
 
 Each run is a real process with real ``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``, event and
 ``RUNNER_TEMP`` files. The git remote points at a directory that does not exist, so any attempt to
@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 
 import pytest
+from cliutil import API_KEY_SENTINEL, BASE_SHA, HEAD_SHA, MERGE_SHA, TOKEN_SENTINEL, GitHubEnv
 
-from cliutil import API_KEY_SENTINEL, HEAD_SHA, MERGE_SHA, TOKEN_SENTINEL, BASE_SHA, GitHubEnv
 from jev_select import contracts as c
 from jev_select.errors import failure_message, input_error_message
 from jev_select.planblock import read_plan_block

@@ -1,0 +1,405 @@
+"""End-to-end runs of ``jev-select plan`` for authorised pull requests.
+
+A temporary git repository plays the pull request (served to the product as ``--remote``), and a
+real HTTPS server on 127.0.0.1 with a throwaway CA plays Jev. Every run is a separate process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cliutil import API_KEY_SENTINEL, TOKEN_SENTINEL, CliRun, GitHubEnv, run_cli
+from fakejev import FakeJev, Reply
+from gitrepo import GitRepo
+
+from jev_select import contracts as c
+from jev_select.planblock import read_plan_block
+
+DIFF_SENTINEL = "DIFFSENTINEL_5e1f"
+DESCRIPTION_SENTINEL = "DESCRIPTIONSENTINEL_93ab"
+CONTEXT_SENTINEL = "CONTEXTSENTINEL_c0de"
+
+TASKS = f"""
+unit:
+  description: Runs the unit tests of the parser package. {DESCRIPTION_SENTINEL}
+  jobs:
+    - workflow: .github/workflows/ci.yml
+      job: unit
+  context_files: [tests/conftest.py]
+docs:
+  description: Builds the documentation site.
+  force_paths: [docs/**]
+lint:
+  description: Lints every source file.
+  always: true
+"""
+
+WORKFLOW = """name: ci
+on: pull_request
+jobs:
+  unit:
+    name: Unit tests
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: python -m pytest tests/unit
+        working-directory: src
+"""
+
+
+@pytest.fixture(scope="module")
+def jev() -> Iterator[FakeJev]:
+    with FakeJev(tls=True, scores={"unit": 0.9, "docs": 0.01, "lint": 0.01}) as server:
+        yield server
+
+
+@pytest.fixture
+def fresh_jev(jev: FakeJev) -> FakeJev:
+    jev.scores = {"unit": 0.9, "docs": 0.01, "lint": 0.01}
+    jev.responder = None
+    with jev._lock:
+        jev._requests.clear()
+        jev._script.clear()
+        jev._max_in_flight = 0
+    return jev
+
+
+class PullRequest:
+    def __init__(self, root: Path, changes: dict[str, Any]) -> None:
+        self.repo = GitRepo.init(root / "origin")
+        self.base = self.repo.commit(
+            {
+                "src/parser/a.py": "def parse():\n    return 1\n",
+                "docs/index.md": "# Docs\n",
+                "tests/conftest.py": f"# fixtures {CONTEXT_SENTINEL}\n",
+                ".github/workflows/ci.yml": WORKFLOW,
+            }
+        )
+        self.head = self.repo.commit(changes, parents=[self.base], branch="feature")
+        self.merge = self.repo.merge(self.base, self.head)
+
+
+def github_env(root: Path, pr: PullRequest, jev: FakeJev, **inputs: str) -> GitHubEnv:
+    settings = {
+        "tasks": TASKS,
+        "api-key": API_KEY_SENTINEL,
+        "github-token": TOKEN_SENTINEL,
+        "allow-external-context": "true",
+        "api-base-url": jev.base_url,
+        "timeout-ms": "20000",
+    }
+    settings.update(inputs)
+    env = GitHubEnv(root=root / "runner", inputs=settings, sha=pr.merge)
+    env.event = env.pull_request_event(base=pr.base, head=pr.head)
+    assert jev.ca_bundle is not None
+    env.extra["REQUESTS_CA_BUNDLE"] = jev.ca_bundle
+    return env
+
+
+def run(env: GitHubEnv, pr: PullRequest) -> CliRun:
+    return env.run("--remote", str(pr.repo.path))
+
+
+def check_hygiene(result: CliRun, jev: FakeJev) -> None:
+    text = result.without_masks()
+    for secret in (API_KEY_SENTINEL, TOKEN_SENTINEL):
+        assert secret not in text
+    for source in (DIFF_SENTINEL, DESCRIPTION_SENTINEL, CONTEXT_SENTINEL):
+        assert source not in text
+    for request in jev.requests:
+        assert request.header("Authorization") == f"Bearer {API_KEY_SENTINEL}"
+        assert TOKEN_SENTINEL not in request.body.decode("utf-8")
+
+
+CODE_CHANGE = {"src/parser/a.py": f"def parse():\n    return 2  # {DIFF_SENTINEL}\n"}
+
+
+def test_planned_run_skips_the_task_every_group_scored_low(
+    tmp_path: Path, fresh_jev: FakeJev
+) -> None:
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    result = run(github_env(tmp_path, pr, fresh_jev), pr)
+    assert result.code == 0, result.stdout
+    assert result.stderr == ""
+    outputs = result.outputs
+    assert outputs["status"] == c.STATUS_PLANNED
+    assert outputs["run"] == '{"docs":false,"lint":true,"unit":true}'
+    assert outputs["selected"] == '["lint","unit"]'
+    assert outputs["matrix"] == '{"include":[{"task":"lint"},{"task":"unit"}]}'
+    assert outputs["docs"] == "false"
+    assert outputs["unit"] == "true"
+    assert outputs["tested-sha"] == pr.merge
+    report = result.report
+    assert report["tasks"]["docs"] == {
+        "proposed_run": False,
+        "run": False,
+        "reasons": [c.REASON_JEV_BELOW_THRESHOLD],
+    }
+    assert report["tasks"]["unit"]["reasons"] == [c.REASON_JEV_AT_OR_ABOVE_THRESHOLD]
+    assert report["tasks"]["lint"]["reasons"] == [c.REASON_ALWAYS]
+    assert report["observation"]["status"] == c.OBSERVATION_COMPLETE
+    assert report["observation"]["strategy"] == c.STRATEGY_WHOLE_DIFF
+    assert report["changed_path_count"] == 1
+    assert report["diff_base_sha"] == pr.base
+    assert report["model"] == {
+        "requested": c.DEFAULT_MODEL,
+        "expected": c.DEFAULT_MODEL,
+        "returned": c.DEFAULT_MODEL,
+    }
+    assert report["usage"] == {"input_tokens": 1200, "output_tokens": 7}
+    assert report["durations_ms"]["jev"] is not None
+    metadata = report["job_metadata"]["unit"]
+    assert metadata["incomplete"] is False
+    assert metadata["workflow"] == ".github/workflows/ci.yml"
+    assert metadata["job"] == "unit"
+    # One request with every task's question; the diff and evidence went to the provider only.
+    assert len(fresh_jev.requests) == 1
+    body = fresh_jev.requests[0].json
+    assert list(body["questions"]) == ["docs", "lint", "unit"]
+    assert DIFF_SENTINEL in body["state"]["diff"]
+    evidence = body["questions"]["unit"]["instructions"]["task"]
+    assert DESCRIPTION_SENTINEL in evidence["description"]
+    assert evidence["contextFiles"][0]["path"] == "tests/conftest.py"
+    assert CONTEXT_SENTINEL in evidence["contextFiles"][0]["content"]
+    assert evidence["jobs"][0]["id"] == "unit"
+    assert evidence["jobs"][0]["steps"][1]["working_directory"] == "src"
+    summary = result.summary_text
+    assert summary is not None
+    assert "| `docs` | skip | skip | `jev-below-threshold` |" in summary
+    block = read_plan_block(summary, expected_tested_sha=pr.merge)
+    assert block is not None
+    assert block.selected == ("lint", "unit")
+    assert not block.runs("docs")
+    check_hygiene(result, fresh_jev)
+
+
+def test_shadow_mode_runs_everything_and_records_proposals(
+    tmp_path: Path, fresh_jev: FakeJev
+) -> None:
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    result = run(github_env(tmp_path, pr, fresh_jev, mode="shadow"), pr)
+    assert result.code == 0
+    assert result.outputs["run"] == '{"docs":true,"lint":true,"unit":true}'
+    assert result.outputs["status"] == c.STATUS_PLANNED
+    docs = result.report["tasks"]["docs"]
+    assert docs == {
+        "proposed_run": False,
+        "run": True,
+        "reasons": [c.REASON_JEV_BELOW_THRESHOLD, c.REASON_SHADOW_MODE],
+    }
+    assert len(fresh_jev.requests) == 1
+
+
+def test_score_equal_to_threshold_keeps_the_task(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    fresh_jev.scores = {"unit": 0.05, "docs": 0.05, "lint": 0.0}
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    result = run(github_env(tmp_path, pr, fresh_jev), pr)
+    assert result.outputs["run"] == '{"docs":true,"lint":true,"unit":true}'
+    assert result.report["tasks"]["docs"]["reasons"] == [c.REASON_JEV_AT_OR_ABOVE_THRESHOLD]
+
+
+def test_threshold_zero_never_skips(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    fresh_jev.scores = 0.0
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    result = run(github_env(tmp_path, pr, fresh_jev, **{"skip-below": "0"}), pr)
+    assert result.outputs["run"] == '{"docs":true,"lint":true,"unit":true}'
+    assert result.outputs["status"] == c.STATUS_PLANNED
+
+
+def test_force_paths_match_the_real_changed_paths(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    fresh_jev.scores = 0.0
+    pr = PullRequest(tmp_path, {"docs/guide.md": "# Guide\n"})
+    result = run(github_env(tmp_path, pr, fresh_jev), pr)
+    assert result.outputs["run"] == '{"docs":true,"lint":true,"unit":false}'
+    assert result.report["tasks"]["docs"]["reasons"] == [c.REASON_PATH_MATCH]
+
+
+def test_workflow_edit_bypasses_but_still_observes(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    fresh_jev.scores = 0.0
+    pr = PullRequest(tmp_path, {".github/workflows/ci.yml": WORKFLOW + "# edited\n"})
+    result = run(github_env(tmp_path, pr, fresh_jev), pr)
+    assert result.code == 0
+    assert result.outputs["status"] == c.STATUS_BYPASSED
+    assert result.outputs["run"] == '{"docs":true,"lint":true,"unit":true}'
+    for decision in result.report["tasks"].values():
+        assert decision["proposed_run"] is None
+        assert c.REASON_PROTECTED_PATH in decision["reasons"]
+        assert decision["reasons"][-1] == c.REASON_OBSERVATION_ONLY
+    assert len(fresh_jev.requests) == 1
+    assert result.report["observation"] is not None
+
+
+def test_provider_error_falls_back_and_keeps_everything(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    fresh_jev.script(Reply.status(500))
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    result = run(github_env(tmp_path, pr, fresh_jev), pr)
+    assert result.code == 0
+    assert result.outputs["status"] == c.STATUS_FALLBACK
+    assert result.outputs["run"] == '{"docs":true,"lint":true,"unit":true}'
+    assert result.report["observation_error"] == c.REASON_JEV_ERROR
+    assert c.REASON_JEV_ERROR in result.report["tasks"]["docs"]["reasons"]
+    check_hygiene(result, fresh_jev)
+
+
+def test_wrong_model_is_an_invalid_response(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    fresh_jev.script(Reply.ok(model="jev-1.13.1"))
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    result = run(github_env(tmp_path, pr, fresh_jev, **{"api-model": "jev-latest"}), pr)
+    assert result.outputs["status"] == c.STATUS_FALLBACK
+    assert result.report["model"] == {
+        "requested": "jev-latest",
+        "expected": c.DEFAULT_MODEL,
+        "returned": "jev-1.13.1",
+    }
+    assert result.report["observation_error"] == c.REASON_INVALID_RESPONSE
+    assert fresh_jev.requests[0].json["model"] == "jev-latest"
+
+
+def test_alias_with_the_canonical_model_is_accepted(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    result = run(github_env(tmp_path, pr, fresh_jev, **{"api-model": "jev-latest"}), pr)
+    assert result.outputs["status"] == c.STATUS_PLANNED
+    assert result.report["model"]["returned"] == c.DEFAULT_MODEL
+
+
+def test_nothing_is_sent_without_consent(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    result = run(github_env(tmp_path, pr, fresh_jev, **{"allow-external-context": "false"}), pr)
+    assert result.outputs["status"] == c.STATUS_BYPASSED
+    assert fresh_jev.requests == []
+
+
+def test_binary_change_falls_back_without_a_request(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    pr = PullRequest(tmp_path, {"assets/logo.png": b"\x89PNG\x00\x01"})
+    result = run(github_env(tmp_path, pr, fresh_jev), pr)
+    assert result.outputs["status"] == c.STATUS_FALLBACK
+    assert result.report["tasks"]["docs"]["reasons"] == [c.REASON_BINARY_CHANGE]
+    assert result.report["changed_path_count"] is None
+    assert fresh_jev.requests == []
+
+
+def test_missing_workflow_metadata_keeps_only_that_task(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    fresh_jev.scores = 0.0
+    tasks = TASKS.replace(".github/workflows/ci.yml", ".github/workflows/absent.yml")
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    result = run(github_env(tmp_path, pr, fresh_jev, tasks=tasks), pr)
+    assert result.outputs["status"] == c.STATUS_PLANNED
+    assert result.outputs["run"] == '{"docs":false,"lint":true,"unit":true}'
+    assert result.report["tasks"]["unit"]["reasons"] == [c.REASON_METADATA_UNAVAILABLE]
+    metadata = result.report["job_metadata"]["unit"]
+    assert metadata["incomplete"] is True
+    assert metadata["warnings"] == [c.WARN_WORKFLOW_MISSING + ".github/workflows/absent.yml"]
+
+
+def test_head_mode_diffs_from_the_merge_base(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    result = run(github_env(tmp_path, pr, fresh_jev, **{"tested-ref": "head"}), pr)
+    assert result.outputs["tested-sha"] == pr.head
+    assert result.report["diff_base_sha"] == pr.base
+    assert fresh_jev.requests[0].json["state"]["tested_sha"] == pr.head
+
+
+def test_local_mode_prints_a_plan_and_writes_a_report(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    tasks_file = tmp_path / "tasks.yml"
+    tasks_file.write_text(TASKS, "utf-8")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "TMPDIR": str(temp),
+        "JEV_API_KEY": API_KEY_SENTINEL,
+        "REQUESTS_CA_BUNDLE": fresh_jev.ca_bundle or "",
+    }
+    completed = run_cli(
+        [
+            "plan",
+            "--tasks-file",
+            str(tasks_file),
+            "--repo",
+            str(pr.repo.path),
+            "--base",
+            pr.base,
+            "--head",
+            pr.head,
+            "--api-base-url",
+            fresh_jev.base_url,
+            "--allow-external-context",
+        ],
+        env,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stderr == ""
+    lines = completed.stdout.splitlines()
+    assert lines[0] == "jev-select: planned (enforce): 2 of 3 tasks selected"
+    assert lines[1].split() == ["TASK", "RUN", "PROPOSED", "REASONS"]
+    assert lines[-1].startswith("report: ")
+    report = json.loads(Path(lines[-1][len("report: ") :]).read_text("utf-8"))
+    assert report["tested_ref"] == "head"
+    assert report["metadata_sha"] == pr.base
+    assert report["tasks"]["docs"]["run"] is False
+    assert API_KEY_SENTINEL not in completed.stdout
+    provenance = report["job_metadata"]["unit"]["provenance"]
+    assert provenance[0]["locator"]["repository"] == c.LOCAL_REPOSITORY_NAME
+
+
+def test_local_mode_without_key_is_bypassed_and_sends_nothing(
+    tmp_path: Path, fresh_jev: FakeJev
+) -> None:
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    tasks_file = tmp_path / "tasks.yml"
+    tasks_file.write_text(TASKS, "utf-8")
+    completed = run_cli(
+        [
+            "plan",
+            "--tasks-file",
+            str(tasks_file),
+            "--repo",
+            str(pr.repo.path),
+            "--base",
+            pr.base,
+            "--head",
+            pr.head,
+            "--api-base-url",
+            fresh_jev.base_url,
+        ],
+        {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TMPDIR": str(tmp_path)},
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.splitlines()[0] == (
+        "jev-select: bypassed (enforce): 3 of 3 tasks selected"
+    )
+    assert fresh_jev.requests == []
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "field"),
+    [
+        ("--repo", "not-a-repository", "repo"),
+        ("--base", "no-such-revision", "base"),
+        ("--head", "no-such-revision", "head"),
+        ("--remote", "ftp://example.invalid/x", "remote"),
+        ("--tasks-file", "missing.yml", "tasks-file"),
+    ],
+)
+def test_local_mode_input_errors(tmp_path: Path, flag: str, value: str, field: str) -> None:
+    from jev_select.errors import input_error_message
+
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    tasks_file = tmp_path / "tasks.yml"
+    tasks_file.write_text(TASKS, "utf-8")
+    args = {"--tasks-file": str(tasks_file), "--repo": str(pr.repo.path), "--base": pr.base}
+    args[flag] = value if flag != "--repo" else str(tmp_path / value)
+    argv = ["plan"]
+    for key, item in args.items():
+        argv += [key, item]
+    completed = run_cli(argv, {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, cwd=tmp_path)
+    assert completed.returncode == 1
+    assert completed.stdout == ""
+    assert completed.stderr == input_error_message(field) + "\n"
+    assert value not in completed.stderr
