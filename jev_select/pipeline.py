@@ -46,6 +46,8 @@ class Analysis:
     environ: Mapping[str, str] = attrs.field(repr=False)
     provenance_repository: str
     fetch_action: ActionFetcher = _no_external_actions
+    # Replaces the HTTP transport of the evaluation phase (evaluation replay); None means HTTPS.
+    send: Callable[..., bytes] | None = None
 
 
 @attrs.frozen
@@ -124,6 +126,7 @@ def run_analysis(
                     expected_model=inputs.model,
                     timeout_ms=inputs.timeout_ms,
                     clock=clock,
+                    send=analysis.send,
                 )
                 jev_ms = outcome.duration_ms
     else:
