@@ -1,0 +1,360 @@
+"""Change collection: fetch, verify and inventory the change under test (spec §6.3 to §6.5).
+
+:func:`collect_change` drives a :class:`~jev_select.git.GitSession` through the fixed check order
+of spec §6.4 and turns every git problem into a :class:`~jev_select.models.Collection` carrying an
+error code; it raises only on programming errors. The parsers of git's ``-z`` output are pure
+functions so the rules they enforce can be tested without git.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+
+import attrs
+
+from . import contracts as c
+from .git import GitCommandFailed, GitError, GitOutputTooLarge, GitSession, is_object_id
+from .jsonutil import code_unit_key
+from .models import ChangeSet, Collection, Commits
+
+__all__ = [
+    "CollectionError",
+    "NumstatRecord",
+    "RawRecord",
+    "changed_paths",
+    "check_blob",
+    "collect_change",
+    "is_literal_path",
+    "parse_numstat",
+    "parse_raw",
+]
+
+_RAW_HEADER = re.compile(
+    rb":([0-9]{6}) ([0-9]{6}) ([0-9a-f]{40}|[0-9a-f]{64}) ([0-9a-f]{40}|[0-9a-f]{64}) "
+    rb"([A-Z][0-9]*)"
+)
+_COUNT = re.compile(rb"[0-9]+|-")
+_GITLINK_MODE = "160000"
+_TWO_PATH_STATUSES = frozenset({"R", "C"})
+
+
+class CollectionError(Exception):
+    """A collection check failed; ``code`` is one of the collection error codes."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+@attrs.frozen
+class RawRecord:
+    """One record of ``git diff --raw -z``; ``paths`` has two entries for renames and copies."""
+
+    old_mode: str
+    new_mode: str
+    old_oid: str
+    new_oid: str
+    status: str
+    paths: tuple[str, ...]
+
+
+@attrs.frozen
+class NumstatRecord:
+    """One record of ``git diff --numstat -z``; a count is None when git printed ``-``."""
+
+    added: int | None
+    deleted: int | None
+    paths: tuple[str, ...]
+
+    @property
+    def binary(self) -> bool:
+        return self.added is None or self.deleted is None
+
+
+def _decode_path(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CollectionError(c.REASON_UNREPRESENTABLE_CHANGE) from None
+
+
+def is_literal_path(path: str) -> bool:
+    """Nonempty, no NUL, no leading ``/``, and no empty, ``.`` or ``..`` segment."""
+    if not path or "\0" in path or path.startswith("/"):
+        return False
+    return all(segment not in ("", ".", "..") for segment in path.split("/"))
+
+
+def _split_fields(output: bytes) -> list[bytes]:
+    if not output:
+        return []
+    if not output.endswith(b"\0"):
+        raise CollectionError(c.REASON_UNREPRESENTABLE_CHANGE)
+    return output[:-1].split(b"\0")
+
+
+def parse_raw(output: bytes) -> tuple[RawRecord, ...]:
+    """Parse ``git diff --raw -z`` output (checks 3 and 4 of spec §6.4).
+
+    Raises ``CollectionError("unrepresentable-change")`` for a malformed record, a path that is
+    not strict UTF-8, or a path that is not literal.
+    """
+    fields = _split_fields(output)
+    raw_paths: list[tuple[bytes, ...]] = []
+    headers: list[tuple[str, str, str, str, str]] = []
+    position = 0
+    while position < len(fields):
+        match = _RAW_HEADER.fullmatch(fields[position])
+        if match is None:
+            raise CollectionError(c.REASON_UNREPRESENTABLE_CHANGE)
+        old_mode, new_mode, old_oid, new_oid, status = (
+            part.decode("ascii") for part in match.groups()
+        )
+        count = 2 if status[0] in _TWO_PATH_STATUSES else 1
+        record_paths = fields[position + 1 : position + 1 + count]
+        if len(record_paths) != count:
+            raise CollectionError(c.REASON_UNREPRESENTABLE_CHANGE)
+        headers.append((old_mode, new_mode, old_oid, new_oid, status))
+        raw_paths.append(tuple(record_paths))
+        position += 1 + count
+    # Paths are judged only once every record is well formed, so that a structural problem
+    # anywhere (check 3) wins over a path problem (check 4).
+    records: list[RawRecord] = []
+    for header, paths_bytes in zip(headers, raw_paths, strict=True):
+        paths = tuple(_decode_path(raw) for raw in paths_bytes)
+        if not all(is_literal_path(path) for path in paths):
+            raise CollectionError(c.REASON_UNREPRESENTABLE_CHANGE)
+        records.append(RawRecord(*header, paths=paths))
+    return tuple(records)
+
+
+def parse_numstat(output: bytes) -> tuple[NumstatRecord, ...]:
+    """Parse ``git diff --numstat -z`` output (check 6 of spec §6.4).
+
+    Raises ``binary-change`` when a record read before any malformation has ``-`` in a count
+    column, and ``unrepresentable-change`` when the output is malformed.
+    """
+    records: list[NumstatRecord] = []
+    binary = False
+    try:
+        fields = _split_fields(output)
+        position = 0
+        while position < len(fields):
+            counts = fields[position].split(b"\t", 2)
+            if len(counts) != 3 or not all(_COUNT.fullmatch(part) for part in counts[:2]):
+                raise CollectionError(c.REASON_UNREPRESENTABLE_CHANGE)
+            added, deleted, path = counts
+            if path:
+                paths: tuple[bytes, ...] = (path,)
+                position += 1
+            else:
+                # A rename or copy: an empty path field, then the two paths as fields.
+                paths = tuple(fields[position + 1 : position + 3])
+                if len(paths) != 2 or not all(paths):
+                    raise CollectionError(c.REASON_UNREPRESENTABLE_CHANGE)
+                position += 3
+            record = NumstatRecord(
+                added=None if added == b"-" else int(added),
+                deleted=None if deleted == b"-" else int(deleted),
+                paths=tuple(part.decode("utf-8", "surrogateescape") for part in paths),
+            )
+            binary = binary or record.binary
+            records.append(record)
+    except CollectionError:
+        if binary:
+            raise CollectionError(c.REASON_BINARY_CHANGE) from None
+        raise
+    if binary:
+        raise CollectionError(c.REASON_BINARY_CHANGE)
+    return tuple(records)
+
+
+def check_blob(content: bytes, *, cap: int = c.GIT_BLOB_CAP) -> None:
+    """Check 7 of spec §6.4 for one blob: size, NUL byte, strict UTF-8 (a BOM is fine)."""
+    if len(content) > cap:
+        raise CollectionError(c.REASON_DIFF_TOO_LARGE)
+    if b"\0" in content:
+        raise CollectionError(c.REASON_BINARY_CHANGE)
+    try:
+        content.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CollectionError(c.REASON_UNREPRESENTABLE_CHANGE) from None
+
+
+def changed_paths(records: tuple[RawRecord, ...]) -> tuple[str, ...]:
+    """Every path of every record, both sides of renames and copies, unique, code-unit order."""
+    unique = {path for record in records for path in record.paths}
+    return tuple(sorted(unique, key=code_unit_key))
+
+
+def _blob_ids(records: tuple[RawRecord, ...]) -> Iterator[str]:
+    seen: set[str] = set()
+    for record in records:
+        for mode, oid in ((record.old_mode, record.old_oid), (record.new_mode, record.new_oid)):
+            if set(oid) == {"0"} or mode == _GITLINK_MODE or oid in seen:
+                continue
+            seen.add(oid)
+            yield oid
+
+
+# ---------------------------------------------------------------------------------------------
+# Fetching and verification (spec §6.3)
+# ---------------------------------------------------------------------------------------------
+
+
+def _same_id(first: str, second: str) -> bool:
+    return first.lower() == second.lower()
+
+
+def _complete_history(session: GitSession, base: str, head: str) -> bool:
+    for count in c.GIT_DEEPEN_STEPS:
+        # A failed deepening is judged by the shallow check that follows, like a successful one.
+        session.deepen(count, [base, head])
+        if not session.is_shallow():
+            return True
+    session.unshallow([base, head])
+    if not session.is_shallow():
+        return True
+    session.fetch([base, head], depth=c.GIT_FULL_DEPTH)
+    return not session.is_shallow()
+
+
+def _verify_commits(
+    session: GitSession, *, base: str, head: str, tested: str, tested_ref: str
+) -> str:
+    """Run check 1 and return the diff base, or raise ``CollectionError``."""
+    if not all(is_object_id(sha) for sha in (base, head, tested)):
+        raise CollectionError(c.REASON_SHA_INCOHERENT)
+    if tested_ref not in c.TESTED_REFS:
+        raise CollectionError(c.REASON_SHA_INCOHERENT)
+    merge_mode = tested_ref == c.TESTED_REF_MERGE
+    if not merge_mode and not _same_id(tested, head):
+        raise CollectionError(c.REASON_SHA_INCOHERENT)
+    if not (session.fetch([base], depth=1) and session.has_commit(base)):
+        raise CollectionError(c.REASON_GIT_FETCH_FAILED)
+    needed = [head, tested] if merge_mode else [head]
+    for sha in needed:
+        if not session.ensure_commit(sha):
+            raise CollectionError(c.REASON_GIT_FETCH_FAILED)
+    if merge_mode:
+        try:
+            parents = session.commit_parents(tested)
+        except GitError:
+            raise CollectionError(c.REASON_GIT_FETCH_FAILED) from None
+        expected = (base.lower(), head.lower())
+        if tuple(parent.lower() for parent in parents) != expected:
+            raise CollectionError(c.REASON_SHA_INCOHERENT)
+        return base
+    if not _complete_history(session, base, head):
+        raise CollectionError(c.REASON_GIT_FETCH_FAILED)
+    bases = session.merge_bases(base, head)
+    if len(bases) != 1 or not is_object_id(bases[0]):
+        raise CollectionError(c.REASON_SHA_INCOHERENT)
+    return bases[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Inventory and patch (spec §6.4, §6.5)
+# ---------------------------------------------------------------------------------------------
+
+
+def _read_inventory(session: GitSession, diff_base: str, tested: str) -> tuple[bytes, bytes]:
+    outputs: list[bytes] = []
+    too_large = failed = False
+    for read in (session.diff_raw, session.diff_numstat):
+        try:
+            outputs.append(read(diff_base, tested))
+        except GitOutputTooLarge:
+            too_large = True
+        except GitCommandFailed:
+            failed = True
+    if too_large:
+        raise CollectionError(c.REASON_DIFF_TOO_LARGE)
+    if failed:
+        raise CollectionError(c.REASON_GIT_READ_FAILED)
+    raw, numstat = outputs
+    return raw, numstat
+
+
+def _check_blobs(session: GitSession, records: tuple[RawRecord, ...]) -> None:
+    for oid in _blob_ids(records):
+        try:
+            content = session.blob(oid, c.GIT_BLOB_CAP)
+        except GitOutputTooLarge:
+            raise CollectionError(c.REASON_DIFF_TOO_LARGE) from None
+        except GitCommandFailed:
+            raise CollectionError(c.REASON_GIT_READ_FAILED) from None
+        check_blob(content)
+
+
+def _read_patch(session: GitSession, diff_base: str, tested: str, cap: int) -> tuple[bytes, str]:
+    try:
+        patch = session.patch(diff_base, tested, cap)
+    except GitOutputTooLarge:
+        raise CollectionError(c.REASON_DIFF_TOO_LARGE) from None
+    except GitCommandFailed:
+        raise CollectionError(c.REASON_GIT_READ_FAILED) from None
+    try:
+        return patch, patch.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CollectionError(c.REASON_UNREPRESENTABLE_CHANGE) from None
+
+
+def collect_change(
+    session: GitSession,
+    *,
+    base_sha: str,
+    head_sha: str,
+    tested_sha: str,
+    tested_ref: str,
+    metadata_sha: str,
+    max_diff_bytes: int,
+) -> Collection:
+    """Fetch, verify and inventory the change from the diff base to the tested commit.
+
+    Never raises for git trouble: the result carries either a complete change set or the code of
+    the first failing check, with the changed paths when checks 5 to 9 failed (except
+    ``git-read-failed``) so that the protected-path rule still applies.
+    """
+    merge_mode = tested_ref == c.TESTED_REF_MERGE
+    commits = Commits(
+        base_sha=base_sha,
+        head_sha=head_sha,
+        tested_sha=tested_sha,
+        metadata_sha=metadata_sha,
+        diff_base_sha=base_sha if merge_mode else None,
+    )
+    try:
+        diff_base = _verify_commits(
+            session, base=base_sha, head=head_sha, tested=tested_sha, tested_ref=tested_ref
+        )
+    except CollectionError as error:
+        return Collection(commits=commits, error=error.code)
+    commits = attrs.evolve(commits, diff_base_sha=diff_base)
+
+    try:
+        raw_output, numstat_output = _read_inventory(session, diff_base, tested_sha)
+        records = parse_raw(raw_output)
+    except CollectionError as error:
+        return Collection(commits=commits, error=error.code)
+    paths = changed_paths(records)
+
+    try:
+        if any(_GITLINK_MODE in (record.old_mode, record.new_mode) for record in records):
+            raise CollectionError(c.REASON_SUBMODULE_CHANGE)
+        parse_numstat(numstat_output)
+        _check_blobs(session, records)
+        patch, text = _read_patch(session, diff_base, tested_sha, max_diff_bytes)
+    except CollectionError as error:
+        carried = None if error.code == c.REASON_GIT_READ_FAILED else paths
+        return Collection(commits=commits, error=error.code, error_paths=carried)
+
+    change_set = ChangeSet(
+        patch=text,
+        diff_hash=hashlib.sha256(patch).hexdigest(),
+        diff_bytes=len(patch),
+        changed_paths=paths,
+    )
+    return Collection(commits=commits, change_set=change_set)

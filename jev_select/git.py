@@ -1,0 +1,699 @@
+"""The git edge: one isolated subprocess runner plus small named queries (spec §6, §15).
+
+Every git process runs from an argument list (never a shell) with stdin closed, stderr drained and
+discarded, and stdout read up to a per-command byte cap; a process that writes past its cap is
+killed. The environment is the caller's minus every ``GIT_*`` variable, plus settings that switch
+off user and system configuration, hooks, attributes, external diff drivers, pagers, prompts and
+redirects. Nothing git prints is ever shown or put into an exception.
+
+Change collection happens in a throw-away bare repository (:class:`GitSession`) that is removed on
+every path. The local-mode helpers at the bottom query the user's repository read-only.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import importlib
+import ipaddress
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, BinaryIO
+
+import git.cmd
+import git.exc
+
+from . import contracts as c
+from .errors import InputError, PlanningFailure
+
+__all__ = [
+    "GitCommandFailed",
+    "GitError",
+    "GitOutputTooLarge",
+    "GitSession",
+    "credential_header",
+    "default_local_base",
+    "default_remote",
+    "is_git_repository",
+    "is_object_id",
+    "local_merge_parents",
+    "normalise_remote",
+    "parse_commit_parents",
+    "resolve_local_revision",
+    "sanitised_environment",
+]
+
+# Small answers (SHAs, booleans) never need more than this.
+_SMALL_OUTPUT_CAP = 1_048_576
+_READ_CHUNK = 65536
+_OBJECT_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
+_LOWER_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+class GitError(Exception):
+    """A git command did not give a usable answer. Carries no git output."""
+
+
+class GitCommandFailed(GitError):
+    """The command could not start or exited with a non-zero status."""
+
+
+class GitOutputTooLarge(GitError):
+    """Standard output passed the command's cap; the process was killed."""
+
+
+def is_object_id(text: str) -> bool:
+    """Whether ``text`` is a full object name: 40 or 64 hex digits."""
+    return _OBJECT_ID.fullmatch(text) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# Environment and credentials (spec §6.1, §6.2)
+# ---------------------------------------------------------------------------------------------
+
+_FIXED_VARIABLES: Mapping[str, str] = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_NOGLOBAL": "1",
+    "GIT_CONFIG_SYSTEM": "/dev/null",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_ATTR_NOSYSTEM": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "LC_ALL": "C",
+    "LANG": "C",
+    "TZ": "UTC",
+}
+
+_FIXED_CONFIG: tuple[tuple[str, str], ...] = (
+    ("core.attributesFile", "/dev/null"),
+    ("core.hooksPath", "/dev/null"),
+    ("init.templateDir", "/dev/null"),
+    ("diff.external", ""),
+    ("http.followRedirects", "false"),
+)
+
+
+def sanitised_environment(
+    base: Mapping[str, str], *, extra_header: str | None = None
+) -> dict[str, str]:
+    """``base`` without any ``GIT_*`` variable, plus the fixed isolation settings.
+
+    ``extra_header`` is a complete HTTP header line (``Name: value``) configured as
+    ``http.extraheader``; pass it only for http(s) remotes (see :func:`credential_header`).
+    """
+    environment = {key: value for key, value in base.items() if not key.startswith("GIT_")}
+    environment.update(_FIXED_VARIABLES)
+    settings = list(_FIXED_CONFIG)
+    if extra_header is not None:
+        settings.append(("http.extraheader", extra_header))
+    environment["GIT_CONFIG_COUNT"] = str(len(settings))
+    for index, (key, value) in enumerate(settings):
+        environment[f"GIT_CONFIG_KEY_{index}"] = key
+        environment[f"GIT_CONFIG_VALUE_{index}"] = value
+    return environment
+
+
+def _is_http_remote(remote: str) -> bool:
+    return remote.lower().startswith(("http://", "https://"))
+
+
+def _is_blank(text: str) -> bool:
+    return text.strip(c.WHITESPACE) == ""
+
+
+def _is_sendable_token(token: str) -> bool:
+    return all(0x21 <= ord(character) <= 0x7E for character in token)
+
+
+def credential_header(remote: str, token: str) -> str | None:
+    """The ``Authorization`` header for ``remote``, or None when nothing may be sent.
+
+    Only http(s) remotes get it, and only for a non-blank token of printable ASCII.
+    """
+    if not _is_http_remote(remote) or _is_blank(token) or not _is_sendable_token(token):
+        return None
+    secret = base64.b64encode(b"x-access-token:" + token.encode("ascii")).decode("ascii")
+    return f"Authorization: Basic {secret}"
+
+
+# ---------------------------------------------------------------------------------------------
+# The runner
+# ---------------------------------------------------------------------------------------------
+
+
+def _inherited_git_variables(environment: Mapping[str, str]) -> list[str]:
+    # GitPython lays the given environment over a copy of os.environ, so a GIT_* variable of this
+    # process would reach git although the sanitised environment dropped it; ``env -u`` removes
+    # such names (only names travel on the command line, never values).
+    return sorted(
+        name for name in os.environ if name.startswith("GIT_") and name not in environment
+    )
+
+
+def _kill(process: subprocess.Popen[Any]) -> None:
+    try:
+        if os.name == "posix":
+            os.killpg(process.pid, 9)
+        else:  # pragma: no cover - POSIX runners only in tests
+            process.kill()
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def _discard(stream: BinaryIO | None) -> None:
+    if stream is None:
+        return
+    try:
+        while stream.read(_READ_CHUNK):
+            pass
+    except (OSError, ValueError):
+        pass
+
+
+def run_git(args: Sequence[str], *, cwd: str, environment: Mapping[str, str], cap: int) -> bytes:
+    """Run ``git <args>`` in ``cwd`` and return at most ``cap`` bytes of standard output.
+
+    Raises :class:`GitOutputTooLarge` (process killed) past the cap and
+    :class:`GitCommandFailed` when git cannot start or exits non-zero.
+    """
+    prefix: list[str] = []
+    inherited = _inherited_git_variables(environment)
+    if inherited:
+        env_program = shutil.which("env", path=environment.get("PATH"))
+        if env_program is None:
+            raise GitCommandFailed()
+        prefix = [env_program]
+        for name in inherited:
+            prefix += ["-u", name]
+    command = [*prefix, "git", *args]
+    try:
+        handle = git.cmd.Git(cwd).execute(
+            command,
+            as_process=True,
+            env=dict(environment),
+            start_new_session=os.name == "posix",
+        )
+    except (git.exc.GitError, OSError, ValueError) as error:
+        raise GitCommandFailed() from error
+    process = handle.proc
+    if process is None or process.stdout is None:
+        raise GitCommandFailed()
+    stdout = process.stdout
+    drain = threading.Thread(target=_discard, args=(process.stderr,), daemon=True)
+    drain.start()
+    output = bytearray()
+    too_large = False
+    try:
+        descriptor = stdout.fileno()
+        while True:
+            chunk = os.read(descriptor, _READ_CHUNK)
+            if not chunk:
+                break
+            output += chunk
+            if len(output) > cap:
+                too_large = True
+                _kill(process)
+                break
+        status = process.wait()
+    finally:
+        if process.poll() is None:
+            _kill(process)
+            process.wait()
+        drain.join(timeout=5)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+    if too_large:
+        raise GitOutputTooLarge()
+    if status != 0:
+        raise GitCommandFailed()
+    return bytes(output)
+
+
+def parse_commit_parents(commit_object: bytes) -> tuple[str, ...]:
+    """The ``parent`` lines of a raw commit object's header, in order."""
+    header, _, _ = commit_object.partition(b"\n\n")
+    parents: list[str] = []
+    for line in header.split(b"\n"):
+        if line.startswith(b"parent "):
+            parents.append(line[len(b"parent ") :].decode("ascii", "replace").strip())
+    return tuple(parents)
+
+
+# ---------------------------------------------------------------------------------------------
+# The isolated session (spec §6.1 to §6.4)
+# ---------------------------------------------------------------------------------------------
+
+
+class GitSession:
+    """A temporary bare repository plus the remote it fetches from.
+
+    Use as a context manager. Creating the repository never raises: if it fails, every query
+    fails like a git command would, so collection reports ``git-fetch-failed``. Leaving the
+    context removes the whole temporary directory; a removal failure raises
+    ``PlanningFailure("internal-error")``.
+    """
+
+    def __init__(
+        self, remote: str, *, token: str, temp_root: str, environ: Mapping[str, str]
+    ) -> None:
+        self.remote = remote
+        self._temp_root = temp_root
+        header = credential_header(remote, token)
+        # A token that may not be sent must not silently turn into an anonymous fetch.
+        self._fetch_refused = (
+            _is_http_remote(remote) and not _is_blank(token) and not _is_sendable_token(token)
+        )
+        self._environment = sanitised_environment(environ, extra_header=header)
+        self.directory: str | None = None
+        self.git_dir: str | None = None
+        self.ready = False
+
+    def __enter__(self) -> GitSession:
+        try:
+            self.directory = tempfile.mkdtemp(prefix=c.GIT_TEMP_PREFIX, dir=self._temp_root)
+        except OSError:
+            return self
+        git_dir = os.path.join(self.directory, "repo.git")
+        try:
+            run_git(
+                ["init", "--bare", "--quiet", git_dir],
+                cwd=self.directory,
+                environment=self._environment,
+                cap=_SMALL_OUTPUT_CAP,
+            )
+        except GitError:
+            return self
+        self.git_dir = git_dir
+        self.ready = True
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Remove the temporary directory; raise ``PlanningFailure`` when that fails."""
+        directory, self.directory = self.directory, None
+        self.ready = False
+        if directory is None:
+            return
+        failures: list[bool] = []
+
+        def note_failure(*_: object) -> None:
+            failures.append(True)
+
+        if sys.version_info >= (3, 12):
+            shutil.rmtree(directory, onexc=note_failure)
+        else:
+            shutil.rmtree(directory, onerror=note_failure)
+        if failures or os.path.lexists(directory):
+            raise PlanningFailure(c.FAILURE_INTERNAL_ERROR)
+
+    # ---- running ----------------------------------------------------------------------------
+
+    def _git(self, args: Sequence[str], cap: int) -> bytes:
+        if not self.ready or self.git_dir is None or self.directory is None:
+            raise GitCommandFailed()
+        return run_git(
+            ["--git-dir=" + self.git_dir, *args],
+            cwd=self.directory,
+            environment=self._environment,
+            cap=cap,
+        )
+
+    def _succeeds(self, args: Sequence[str]) -> bool:
+        try:
+            self._git(args, _SMALL_OUTPUT_CAP)
+        except GitError:
+            return False
+        return True
+
+    @staticmethod
+    def _require_ids(*object_ids: str) -> None:
+        if not all(is_object_id(object_id) for object_id in object_ids):
+            raise GitCommandFailed()
+
+    # ---- fetching ---------------------------------------------------------------------------
+
+    def _fetch(self, depth_option: str, object_ids: Sequence[str]) -> bool:
+        if self._fetch_refused or not all(is_object_id(sha) for sha in object_ids):
+            return False
+        return self._succeeds(
+            [
+                "fetch",
+                "--no-tags",
+                "--no-write-fetch-head",
+                "--force",
+                depth_option,
+                self.remote,
+                *object_ids,
+            ]
+        )
+
+    def fetch(self, shas: Sequence[str], *, depth: int = 1) -> bool:
+        """Fetch commits at ``depth``; True when git reported success."""
+        return self._fetch(f"--depth={depth}", shas)
+
+    def deepen(self, count: int, shas: Sequence[str]) -> bool:
+        """Deepen the shallow history of ``shas`` by ``count`` commits."""
+        return self._fetch(f"--deepen={count}", shas)
+
+    def unshallow(self, shas: Sequence[str]) -> bool:
+        """Ask for the complete history of ``shas``."""
+        return self._fetch("--unshallow", shas)
+
+    def is_shallow(self) -> bool:
+        """Whether the repository is still shallow (an unanswered question counts as yes)."""
+        try:
+            answer = self._git(["rev-parse", "--is-shallow-repository"], _SMALL_OUTPUT_CAP)
+        except GitError:
+            return True
+        return answer.strip() != b"false"
+
+    def has_commit(self, sha: str) -> bool:
+        """Whether ``sha`` names a commit present in the repository."""
+        if not is_object_id(sha):
+            return False
+        return self._succeeds(["cat-file", "-e", sha + "^{commit}"])
+
+    def ensure_commit(self, sha: str) -> bool:
+        """Make ``sha`` present, fetching it at depth 1 when absent."""
+        if self.has_commit(sha):
+            return True
+        return self.fetch([sha], depth=1) and self.has_commit(sha)
+
+    # ---- reading ----------------------------------------------------------------------------
+
+    def commit_parents(self, sha: str) -> tuple[str, ...]:
+        """The parents recorded in commit ``sha``, in order."""
+        self._require_ids(sha)
+        return parse_commit_parents(self._git(["cat-file", "commit", sha], c.GIT_COMMIT_CAP))
+
+    def merge_bases(self, first: str, second: str) -> tuple[str, ...]:
+        """Every merge base of two commits (``git merge-base --all``); empty when none."""
+        self._require_ids(first, second)
+        try:
+            output = self._git(["merge-base", "--all", first, second], _SMALL_OUTPUT_CAP)
+        except GitCommandFailed:
+            return ()
+        return tuple(line for line in output.decode("ascii", "replace").split() if line)
+
+    def diff_raw(self, base: str, tested: str) -> bytes:
+        """``git diff --raw -z`` between two commits (cap 4 MiB), unparsed."""
+        self._require_ids(base, tested)
+        return self._git(
+            [
+                "diff",
+                "--raw",
+                "-z",
+                "--full-index",
+                "--no-abbrev",
+                "-M",
+                "--no-ext-diff",
+                "--no-textconv",
+                base,
+                tested,
+                "--",
+            ],
+            c.GIT_INVENTORY_CAP,
+        )
+
+    def diff_numstat(self, base: str, tested: str) -> bytes:
+        """``git diff --numstat -z`` between two commits (cap 4 MiB), unparsed."""
+        self._require_ids(base, tested)
+        return self._git(
+            [
+                "diff",
+                "--numstat",
+                "-z",
+                "-M",
+                "--no-ext-diff",
+                "--no-textconv",
+                base,
+                tested,
+                "--",
+            ],
+            c.GIT_INVENTORY_CAP,
+        )
+
+    def blob(self, oid: str, cap: int = c.GIT_BLOB_CAP) -> bytes:
+        """The content of blob ``oid``; raises :class:`GitOutputTooLarge` past ``cap``."""
+        self._require_ids(oid)
+        return self._git(["cat-file", "blob", oid], cap)
+
+    def patch(self, base: str, tested: str, cap: int) -> bytes:
+        """The unified patch between two commits, exactly as git writes it (cap inclusive)."""
+        self._require_ids(base, tested)
+        return self._git(
+            [
+                "diff",
+                "--patch",
+                "--full-index",
+                "-M",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--no-color",
+                base,
+                tested,
+                "--",
+            ],
+            cap,
+        )
+
+    def read_file_at(self, commit: str, path: str, cap: int) -> bytes | None:
+        """The bytes of ``path`` at ``commit``; None when missing, unreadable or over ``cap``."""
+        if not is_object_id(commit) or not path or "\0" in path:
+            return None
+        try:
+            return self._git(["cat-file", "blob", f"{commit}:{path}"], cap)
+        except GitError:
+            return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Remotes (spec §6.2)
+# ---------------------------------------------------------------------------------------------
+
+_URL_FORBIDDEN = frozenset("\\?#")
+_DNS_HOST = re.compile(r"[A-Za-z0-9.-]+")
+_PORT = re.compile(r"[0-9]{1,5}")
+_PATH_SEGMENT = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*")
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def default_remote(server_origin: str, repository: str) -> str:
+    """``<server origin>/<owner>/<repo>.git``."""
+    return f"{server_origin.rstrip('/')}/{repository}.git"
+
+
+def _has_forbidden_character(text: str) -> bool:
+    return any(
+        character in c.WHITESPACE
+        or ord(character) < 0x20
+        or ord(character) >= 0x7F
+        or character in _URL_FORBIDDEN
+        for character in text
+    )
+
+
+def _valid_port(port: str) -> bool:
+    return _PORT.fullmatch(port) is not None and 1 <= int(port) <= 65535
+
+
+def _valid_host(host: str) -> bool:
+    if host.startswith("["):
+        if not host.endswith("]"):
+            return False
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return False
+        return True
+    if _DNS_HOST.fullmatch(host) is None or host.startswith(".") or ".." in host:
+        return False
+    last_label = host.rstrip(".").rsplit(".", 1)[-1]
+    numeric = last_label.isdigit() or re.fullmatch(r"0[xX][0-9A-Fa-f]*", last_label) is not None
+    if numeric:
+        parts = host.split(".")
+        return len(parts) == 4 and all(
+            part.isdigit() and (part == "0" or not part.startswith("0")) and int(part) <= 255
+            for part in parts
+        )
+    return True
+
+
+def _split_authority(rest: str) -> tuple[str, str, str] | None:
+    """``(host, port, path)`` of the text after ``scheme://``, or None when malformed."""
+    authority, slash, path = rest.partition("/")
+    if "@" in authority or not authority:
+        return None
+    if authority.startswith("["):
+        closing = authority.find("]")
+        if closing < 0:
+            return None
+        host, after = authority[: closing + 1], authority[closing + 1 :]
+        if after and not after.startswith(":"):
+            return None
+        port = after[1:] if after else ""
+        if after and not port:
+            return None
+    else:
+        host, colon, port = authority.partition(":")
+        if colon and not port:
+            return None
+    return host, port, slash + path
+
+
+def _checked_url(text: str, scheme: str, *, loopback_only: bool) -> str | None:
+    if not text.lower().startswith(scheme) or _has_forbidden_character(text):
+        return None
+    parts = _split_authority(text[len(scheme) :])
+    if parts is None:
+        return None
+    host, port, path = parts
+    if not _valid_host(host) or (port and not _valid_port(port)):
+        return None
+    if loopback_only and host.lower() not in _LOOPBACK_HOSTS:
+        return None
+    segments = path.split("/")[1:] if path else []
+    for segment in segments:
+        if _PATH_SEGMENT.fullmatch(segment) is None or re.search("%2[eE]", segment):
+            return None
+    authority = host.lower() + (f":{port}" if port else "")
+    return scheme + authority + path
+
+
+def _normalise_https(text: str) -> str | None:
+    # The input module owns the §2.3 rules; use it when present so both checks stay identical.
+    try:
+        inputs_module = importlib.import_module(__name__.rpartition(".")[0] + ".inputs")
+    except ImportError:
+        inputs_module = None
+    normalise: Callable[..., str] | None = getattr(inputs_module, "normalise_https_url", None)
+    if normalise is not None:
+        try:
+            return normalise(text, allow_path=True)
+        except (InputError, ValueError):
+            return None
+    return _checked_url(text, "https://", loopback_only=False)
+
+
+def normalise_remote(text: str, *, cwd: str) -> str:
+    """The fetch URL for ``--remote`` (spec §6.2); raises ``InputError("remote")``.
+
+    Accepts an https:// URL under the §2.3 character rules, an http:// URL on a loopback host,
+    a file:// URL, or an existing directory (made an absolute file:// URL).
+    """
+    value = text.strip(c.WHITESPACE)
+    lowered = value.lower()
+    result: str | None = None
+    if lowered.startswith("https://"):
+        result = _normalise_https(value)
+    elif lowered.startswith("http://"):
+        result = _checked_url(value, "http://", loopback_only=True)
+    elif lowered.startswith("file://"):
+        rest = value[len("file://") :]
+        if rest and not any(ord(character) < 0x20 or ord(character) == 0x7F for character in rest):
+            result = "file://" + rest
+    elif value and "\0" not in value:
+        candidate = os.path.join(cwd, value)
+        if os.path.isdir(candidate):
+            result = Path(os.path.abspath(candidate)).as_uri()
+    if result is None:
+        raise InputError(c.FIELD_REMOTE)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Local mode (spec §15)
+# ---------------------------------------------------------------------------------------------
+
+
+def _local_answer(
+    repo: str, args: Sequence[str], environ: Mapping[str, str] | None
+) -> bytes | None:
+    environment = sanitised_environment(os.environ if environ is None else environ)
+    if not os.path.isdir(repo):
+        return None
+    try:
+        return run_git(args, cwd=repo, environment=environment, cap=_SMALL_OUTPUT_CAP)
+    except GitError:
+        return None
+
+
+def _single_object_id(output: bytes | None) -> str | None:
+    if output is None:
+        return None
+    text = output.decode("ascii", "replace").strip()
+    return text if _LOWER_OBJECT_ID.fullmatch(text) else None
+
+
+def is_git_repository(path: str, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``path`` is inside a git repository (work tree or bare)."""
+    return _local_answer(path, ["rev-parse", "--git-dir"], environ) is not None
+
+
+def resolve_local_revision(repo: str, rev: str, environ: Mapping[str, str]) -> str | None:
+    """The commit ``rev`` names in ``repo`` (``git rev-parse --verify <rev>^{commit}``)."""
+    if not rev or rev.startswith("-") or any(ord(character) < 0x20 for character in rev):
+        return None
+    output = _local_answer(repo, ["rev-parse", "--verify", "--quiet", rev + "^{commit}"], environ)
+    return _single_object_id(output)
+
+
+def _unique_local_merge_base(
+    repo: str, first: str, second: str, environ: Mapping[str, str]
+) -> str | None:
+    output = _local_answer(repo, ["merge-base", "--all", first, second], environ)
+    if output is None:
+        return None
+    bases = output.decode("ascii", "replace").split()
+    if len(bases) != 1 or _LOWER_OBJECT_ID.fullmatch(bases[0]) is None:
+        return None
+    return bases[0]
+
+
+def default_local_base(repo: str, environ: Mapping[str, str]) -> str | None:
+    """Unique merge base of ``HEAD`` and ``origin/HEAD``, or of ``HEAD`` and ``main``."""
+    head = resolve_local_revision(repo, "HEAD", environ)
+    if head is None:
+        return None
+    upstream = resolve_local_revision(repo, "origin/HEAD", environ)
+    if upstream is None:
+        upstream = resolve_local_revision(repo, "main", environ)
+    if upstream is None:
+        return None
+    return _unique_local_merge_base(repo, head, upstream, environ)
+
+
+def local_merge_parents(
+    repo: str, sha: str, environ: Mapping[str, str] | None = None
+) -> tuple[str, ...] | None:
+    """The parents of commit ``sha`` in ``repo``, or None when it cannot be read."""
+    if not is_object_id(sha):
+        return None
+    environment = sanitised_environment(os.environ if environ is None else environ)
+    if not os.path.isdir(repo):
+        return None
+    try:
+        output = run_git(
+            ["cat-file", "commit", sha], cwd=repo, environment=environment, cap=c.GIT_COMMIT_CAP
+        )
+    except GitError:
+        return None
+    return parse_commit_parents(output)
