@@ -1,0 +1,240 @@
+"""The one strict YAML loader of jev-select (spec §4.1).
+
+YAML 1.2 core schema on PyYAML's pure-Python loader: no aliases, no merge keys, no timestamps,
+no YAML 1.1 booleans or octals, no directives, one document, a short list of explicit tags, and
+unique keys after conversion to strings. Hostile texts (huge, deeply nested, alias bombs, node
+floods) are refused while the text is being composed, before any deep recursion or large
+allocation can happen.
+
+The loader is generic: the task table, workflow files and action metadata all go through it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Hashable
+from typing import Any, ClassVar
+
+import yaml
+from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
+from yaml.nodes import MappingNode, Node, ScalarNode
+
+from . import contracts as c
+from .jsonutil import format_number
+
+__all__ = ["YamlStrictError", "load_strict", "mapping_key_text"]
+
+_TAG_PREFIX = "tag:yaml.org,2002:"
+_TAG_STR = _TAG_PREFIX + "str"
+_TAG_INT = _TAG_PREFIX + "int"
+_TAG_FLOAT = _TAG_PREFIX + "float"
+_TAG_BOOL = _TAG_PREFIX + "bool"
+_TAG_NULL = _TAG_PREFIX + "null"
+_TAG_MAP = _TAG_PREFIX + "map"
+_TAG_SEQ = _TAG_PREFIX + "seq"
+_ALLOWED_EXPLICIT_TAGS = frozenset(
+    {_TAG_STR, _TAG_INT, _TAG_FLOAT, _TAG_BOOL, _TAG_NULL, _TAG_MAP, _TAG_SEQ}
+)
+
+# Core-schema plain scalar forms. PyYAML's resolver uses ``match``, so each ends in ``\Z``.
+_NULL_FORM = re.compile(r"(?:null|Null|NULL|~|)\Z")
+_BOOL_FORM = re.compile(r"(?:true|True|TRUE|false|False|FALSE)\Z")
+_INT_DECIMAL_FORM = re.compile(r"[-+]?[0-9]+\Z")
+_INT_OCTAL_FORM = re.compile(r"0o[0-7]+\Z")
+_INT_HEX_FORM = re.compile(r"0x[0-9a-fA-F]+\Z")
+_INT_FORM = re.compile(r"(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)\Z")
+_FLOAT_FINITE_FORM = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+_FLOAT_INF_FORM = re.compile(r"[-+]?\.(?:inf|Inf|INF)\Z")
+_FLOAT_NAN_FORM = re.compile(r"\.(?:nan|NaN|NAN)\Z")
+_FLOAT_FORM = re.compile(
+    r"(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z"
+)
+
+
+class YamlStrictError(ValueError):
+    """The text is not acceptable strict YAML. Deliberately carries no detail of the text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    def __str__(self) -> str:
+        return ""
+
+
+def _number_key_text(value: int | float) -> str:
+    if isinstance(value, int):
+        try:
+            value = float(value)
+        except OverflowError:
+            value = math.inf if value > 0 else -math.inf
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return format_number(value)
+
+
+def mapping_key_text(key: object) -> str:
+    """The string a constructed scalar key stands for (spec §4.1); non-scalars are refused."""
+    if isinstance(key, str):
+        return key
+    if key is None:
+        return ""
+    if isinstance(key, bool):
+        return c.BOOL_TRUE if key else c.BOOL_FALSE
+    if isinstance(key, int | float):
+        return _number_key_text(key)
+    raise YamlStrictError
+
+
+def _scalar_text(node: Node) -> str:
+    if not isinstance(node, ScalarNode):
+        raise YamlStrictError
+    text = node.value
+    if not isinstance(text, str):
+        raise YamlStrictError
+    return text
+
+
+def _construct_null(_loader: object, node: Node) -> None:
+    if not _NULL_FORM.match(_scalar_text(node)):
+        raise YamlStrictError
+
+
+def _construct_bool(_loader: object, node: Node) -> bool:
+    text = _scalar_text(node)
+    if not _BOOL_FORM.match(text):
+        raise YamlStrictError
+    return text.lower() == c.BOOL_TRUE
+
+
+def _construct_int(_loader: object, node: Node) -> int:
+    text = _scalar_text(node)
+    if _INT_OCTAL_FORM.match(text):
+        return int(text[2:], 8)
+    if _INT_HEX_FORM.match(text):
+        return int(text[2:], 16)
+    if _INT_DECIMAL_FORM.match(text):
+        return int(text, 10)
+    raise YamlStrictError
+
+
+def _construct_float(_loader: object, node: Node) -> float:
+    text = _scalar_text(node)
+    if _FLOAT_NAN_FORM.match(text):
+        return math.nan
+    if _FLOAT_INF_FORM.match(text):
+        return -math.inf if text.startswith("-") else math.inf
+    if _FLOAT_FINITE_FORM.match(text):
+        return float(text)
+    raise YamlStrictError
+
+
+def _construct_str(_loader: object, node: Node) -> str:
+    return _scalar_text(node)
+
+
+def _construct_unknown(_loader: object, _node: Node) -> None:
+    raise YamlStrictError
+
+
+def _core_schema_resolvers() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+    # Integer before float: a plain ``1`` fits both forms and must be an integer.
+    forms = (
+        (_TAG_NULL, _NULL_FORM, ["~", "n", "N", ""]),
+        (_TAG_BOOL, _BOOL_FORM, list("tTfF")),
+        (_TAG_INT, _INT_FORM, list("-+0123456789")),
+        (_TAG_FLOAT, _FLOAT_FORM, list("-+.0123456789")),
+    )
+    resolvers: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+    for tag, form, first_characters in forms:
+        for first in first_characters:
+            resolvers.setdefault(first, []).append((tag, form))
+    return resolvers
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's pure-Python safe loader narrowed to the strict dialect."""
+
+    yaml_implicit_resolvers = _core_schema_resolvers()
+    yaml_constructors: ClassVar[dict[str | None, Any]] = {
+        _TAG_NULL: _construct_null,
+        _TAG_BOOL: _construct_bool,
+        _TAG_INT: _construct_int,
+        _TAG_FLOAT: _construct_float,
+        _TAG_STR: _construct_str,
+        _TAG_SEQ: yaml.constructor.SafeConstructor.construct_yaml_seq,
+        _TAG_MAP: yaml.constructor.SafeConstructor.construct_yaml_map,
+        None: _construct_unknown,
+    }
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._node_count = 0
+        self._collection_depth = 0
+
+    # Directives can redefine the ``!!`` handle, so refuse them at the first token.
+    def fetch_directive(self) -> None:
+        raise YamlStrictError
+
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
+        if self.check_event(AliasEvent):
+            raise YamlStrictError
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if event.tag is not None and event.tag not in _ALLOWED_EXPLICIT_TAGS:
+            raise YamlStrictError
+        self._node_count += 1
+        if self._node_count > c.MAX_YAML_NODES:
+            raise YamlStrictError
+        # Anchors are never registered: without aliases they are inert, and a repeated anchor
+        # name is then harmless too.
+        no_anchor: Any = None
+        if self.check_event(ScalarEvent):
+            return self.compose_scalar_node(no_anchor)
+        self._collection_depth += 1
+        if self._collection_depth > c.MAX_YAML_DEPTH:
+            raise YamlStrictError
+        try:
+            if self.check_event(SequenceStartEvent):
+                return self.compose_sequence_node(no_anchor)
+            if self.check_event(MappingStartEvent):
+                return self.compose_mapping_node(no_anchor)
+            raise YamlStrictError
+        finally:
+            self._collection_depth -= 1
+
+    def construct_mapping(self, node: Node, deep: bool = False) -> dict[Hashable, Any]:
+        # Replaces PyYAML's version, which would merge ``<<`` keys and keep the last duplicate.
+        if not isinstance(node, MappingNode):
+            raise YamlStrictError
+        mapping: dict[Hashable, Any] = {}
+        for key_node, value_node in node.value:
+            key = mapping_key_text(self.construct_object(key_node, deep=True))
+            if key in mapping:
+                raise YamlStrictError
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+def load_strict(text: str) -> Any:
+    """Parse one strict YAML document (spec §4.1); mapping keys are always strings.
+
+    An empty stream gives ``None``. Raises ``YamlStrictError`` for anything refused.
+    """
+    if len(text) > c.MAX_TASKS_TEXT_BYTES or len(text.encode("utf-8", "surrogatepass")) > (
+        c.MAX_TASKS_TEXT_BYTES
+    ):
+        raise YamlStrictError
+    loader: _StrictLoader | None = None
+    try:
+        loader = _StrictLoader(text)
+        return loader.get_single_data()
+    except YamlStrictError:
+        raise
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError):
+        raise YamlStrictError from None
+    finally:
+        if loader is not None:
+            loader.dispose()
