@@ -1,0 +1,194 @@
+"""GitHub REST lookups: the manual pull request (spec §5.4) and external actions (spec §7.3).
+
+Every call is one bounded GET under the rules of spec §5.4: the two fixed headers plus a Bearer
+token only when it is usable, no netrc, no redirects, no retries, a wall-clock bound per request,
+a body cap and strict JSON. Failures never carry anything from the exchange.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import quote
+
+from . import contracts as c
+from .errors import PlanningFailure
+from .httpio import BearerAuth, HttpFailure, bounded_request, run_with_deadline
+from .jsonutil import JsonError, strict_loads
+from .metadata import ActionFile
+from .version import USER_AGENT
+
+__all__ = ["GitHubApi", "api_root", "usable_token"]
+
+_MISSING = "missing"
+_ACTION_FILE_NAMES = ("action.yml", "action.yaml")
+_SHA40 = re.compile(r"[0-9a-fA-F]{40}")
+_BASE64_LINE_BREAKS = str.maketrans("", "", "\r\n")
+
+# Fields of the GitHub REST answers read here (GitHub's vocabulary, not product contracts).
+_FIELD_SHA = "sha"
+_FIELD_TYPE = "type"
+_FIELD_ENCODING = "encoding"
+_FIELD_CONTENT = "content"
+_TYPE_FILE = "file"
+_ENCODING_BASE64 = "base64"
+
+
+def api_root(server_origin: str, api_url: str | None) -> str | None:
+    """The GitHub REST root (spec §5.4), or None when the configured value is not acceptable.
+
+    ``api_url`` is ``GITHUB_API_URL`` (None or empty when unset): validated by the rules of
+    spec §2.3 with a path allowed, trailing ``/`` stripped. Otherwise ``https://github.com``
+    maps to ``https://api.github.com`` and any other origin to ``<origin>/api/v3``.
+    """
+    from .inputs import normalise_https_url
+
+    if api_url:
+        return normalise_https_url(api_url.strip(c.WHITESPACE), allow_path=True)
+    origin = normalise_https_url(server_origin, allow_path=True)
+    if origin is None:
+        return None
+    if origin == c.GITHUB_DEFAULT_SERVER_URL:
+        return c.GITHUB_DEFAULT_API_URL
+    return origin + c.GITHUB_ENTERPRISE_API_SUFFIX
+
+
+def usable_token(token: str) -> bool:
+    """Whether ``token`` may be sent: non-blank and printable ASCII only."""
+    return bool(token.strip(c.WHITESPACE)) and all(" " <= char <= "~" for char in token)
+
+
+def _segment(text: str) -> str:
+    return quote(text, safe="")
+
+
+class GitHubApi:
+    """GitHub REST client for one run; action lookups are cached per ``repo@ref`` and path."""
+
+    def __init__(
+        self,
+        api_root: str,
+        token: str,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        request_timeout: float = c.GITHUB_REQUEST_TIMEOUT_S,
+    ) -> None:
+        self._root = api_root.rstrip("/")
+        self._auth = BearerAuth(token) if usable_token(token) else None
+        self._clock = clock
+        self._timeout = request_timeout
+        self._commits: dict[tuple[str, str, str], str | None] = {}
+        self._actions: dict[tuple[str, str, str, str], ActionFile | str] = {}
+
+    def __repr__(self) -> str:
+        return f"GitHubApi({self._root!r})"
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Accept": c.GITHUB_ACCEPT, "User-Agent": USER_AGENT}
+
+    def _get_json(self, path: str) -> Any:
+        """GET ``<root>/<path>`` and parse it; raises ``HttpFailure`` or ``JsonError``."""
+        url = f"{self._root}/{path}"
+        deadline = self._clock() + self._timeout
+
+        def exchange() -> bytes:
+            response = bounded_request(
+                "GET",
+                url,
+                headers=self.headers,
+                deadline=deadline,
+                body_cap=c.GITHUB_BODY_CAP,
+                auth=self._auth,
+                clock=self._clock,
+            )
+            return response.body
+
+        return strict_loads(run_with_deadline(exchange, self._timeout))
+
+    def get_pull(self, owner_repo: str, number: int) -> Mapping[str, Any]:
+        """``GET repos/<owner>/<repo>/pulls/<n>``; any failure is ``pull-request-unavailable``."""
+        owner, _, repo = owner_repo.partition("/")
+        path = f"repos/{_segment(owner)}/{_segment(repo)}/pulls/{number}"
+        try:
+            answer = self._get_json(path)
+        except (HttpFailure, JsonError):
+            raise PlanningFailure(c.FAILURE_PULL_REQUEST_UNAVAILABLE) from None
+        if not isinstance(answer, dict):
+            raise PlanningFailure(c.FAILURE_PULL_REQUEST_UNAVAILABLE)
+        return answer
+
+    def fetch_action(self, owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
+        """The action metadata file of ``owner/repo[/subpath]@ref``, or ``"missing"``.
+
+        The ref is resolved to a commit first, then ``action.yml`` and, on any failure,
+        ``action.yaml`` are read at that commit. The text is strict UTF-8, as stored.
+        """
+        key = (owner, repo, subpath, ref)
+        if key not in self._actions:
+            self._actions[key] = self._fetch_action(owner, repo, subpath, ref)
+        return self._actions[key]
+
+    def _fetch_action(self, owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
+        sha = self._resolve_commit(owner, repo, ref)
+        if sha is None:
+            return _MISSING
+        directory = subpath.split("/") if subpath else []
+        if any(segment in ("", ".", "..") for segment in directory):
+            return _MISSING
+        for name in _ACTION_FILE_NAMES:
+            segments = [*directory, name]
+            path = (
+                f"repos/{_segment(owner)}/{_segment(repo)}/contents/"
+                + "/".join(_segment(segment) for segment in segments)
+                + f"?ref={sha}"
+            )
+            text = self._read_contents(path)
+            if text is not None:
+                return ActionFile(text=text, file_path="/".join(segments), resolved_sha=sha)
+        return _MISSING
+
+    def _resolve_commit(self, owner: str, repo: str, ref: str) -> str | None:
+        key = (owner, repo, ref)
+        if key not in self._commits:
+            sha: str | None = None
+            try:
+                answer = self._get_json(
+                    f"repos/{_segment(owner)}/{_segment(repo)}/commits/{_segment(ref)}"
+                )
+            except (HttpFailure, JsonError):
+                answer = None
+            if isinstance(answer, dict):
+                value = answer.get(_FIELD_SHA)
+                if isinstance(value, str) and _SHA40.fullmatch(value) is not None:
+                    sha = value.lower()
+            self._commits[key] = sha
+        return self._commits[key]
+
+    def _read_contents(self, path: str) -> str | None:
+        try:
+            answer = self._get_json(path)
+        except (HttpFailure, JsonError):
+            return None
+        if (
+            not isinstance(answer, dict)
+            or answer.get(_FIELD_TYPE) != _TYPE_FILE
+            or answer.get(_FIELD_ENCODING) != _ENCODING_BASE64
+            or not isinstance(answer.get(_FIELD_CONTENT), str)
+        ):
+            return None
+        encoded = answer[_FIELD_CONTENT].translate(_BASE64_LINE_BREAKS)
+        try:
+            data = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError):
+            return None
+        if len(data) > c.GITHUB_FILE_CAP:
+            return None
+        try:
+            return data.decode("utf-8", "strict")
+        except UnicodeDecodeError:
+            return None
