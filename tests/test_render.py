@@ -1,0 +1,445 @@
+"""Outputs, step summary, terminal rendering and the log line (spec §11, §12, §15)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from test_report import (
+    BASE,
+    HEAD,
+    TESTED,
+    bypass_report,
+    chunked_report,
+    make_plan,
+    make_report,
+    planned_report,
+)
+
+from jev_select import contracts as c
+from jev_select.jsonutil import code_unit_key
+from jev_select.models import Plan, Task, TaskDecision, TaskTable, frozen_mapping
+from jev_select.planblock import read_plan_block
+from jev_select.render import (
+    Summary,
+    log_line,
+    render_outputs,
+    render_summary,
+    render_terminal,
+)
+
+REPORT_PATH = "/runner/tmp/jev-select-report-x/report.json"
+
+# --------------------------------------------------------------------------------------------
+# Outputs (§11.1)
+# --------------------------------------------------------------------------------------------
+
+
+def test_outputs_for_an_empty_table() -> None:
+    plan = Plan(mode=c.MODE_ENFORCE, status=c.STATUS_PLANNED, decisions=frozen_mapping({}))
+    assert render_outputs(plan, TESTED, REPORT_PATH) == [
+        ("run", "{}"),
+        ("selected", "[]"),
+        ("matrix", '{"include":[]}'),
+        ("has-tasks", "false"),
+        ("status", "planned"),
+        ("tested-sha", TESTED),
+        ("report-path", REPORT_PATH),
+    ]
+
+
+def test_outputs_for_a_mixed_plan() -> None:
+    plan = Plan(
+        mode=c.MODE_ENFORCE,
+        status=c.STATUS_PLANNED,
+        decisions=frozen_mapping(
+            {
+                "helm": TaskDecision(False, False, ("jev-below-threshold",)),
+                "build": TaskDecision(True, True, ("always",)),
+                "e2e-net": TaskDecision(True, True, ("jev-at-or-above-threshold",)),
+                "Docs": TaskDecision(False, False, ("jev-below-threshold",)),
+            }
+        ),
+    )
+    assert render_outputs(plan, TESTED, REPORT_PATH) == [
+        ("run", '{"Docs":false,"build":true,"e2e-net":true,"helm":false}'),
+        ("selected", '["build","e2e-net"]'),
+        ("matrix", '{"include":[{"task":"build"},{"task":"e2e-net"}]}'),
+        ("has-tasks", "true"),
+        ("status", "planned"),
+        ("tested-sha", TESTED),
+        ("report-path", REPORT_PATH),
+        ("Docs", "false"),
+        ("build", "true"),
+        ("e2e-net", "true"),
+        ("helm", "false"),
+    ]
+
+
+@pytest.mark.parametrize("factory", [bypass_report, chunked_report, planned_report])
+def test_outputs_report_and_plan_block_agree(factory: Any) -> None:
+    report = factory()
+    plan = Plan(
+        mode=report["mode"],
+        status=report["status"],
+        decisions=frozen_mapping(
+            {
+                task_id: TaskDecision(task["proposed_run"], task["run"], tuple(task["reasons"]))
+                for task_id, task in report["tasks"].items()
+            }
+        ),
+    )
+    outputs = dict(render_outputs(plan, report["tested_sha"], REPORT_PATH))
+    run = json.loads(outputs["run"])
+    assert run == {task_id: task["run"] for task_id, task in report["tasks"].items()}
+    block = read_plan_block(render_summary(report, engine_version="0.1.0").text)
+    assert block is not None
+    assert dict(block.run) == run
+    assert list(block.selected) == json.loads(outputs["selected"])
+    assert outputs["status"] == block.status == report["status"]
+    assert outputs["tested-sha"] == block.tested_sha
+    for task_id, runs in run.items():
+        assert outputs[task_id] == ("true" if runs else "false")
+
+
+def test_log_line() -> None:
+    plan = make_plan(bypass=c.REASON_FORK, changed_paths=None)
+    assert log_line(plan, 4) == "jev-select: bypassed (enforce): 4 of 4 tasks selected"
+    empty = Plan(mode=c.MODE_SHADOW, status=c.STATUS_PLANNED, decisions=frozen_mapping({}))
+    assert log_line(empty, 0) == "jev-select: planned (shadow): 0 of 0 tasks selected"
+
+
+# --------------------------------------------------------------------------------------------
+# Step summary golden texts (§12)
+# --------------------------------------------------------------------------------------------
+
+DISCLAIMER = (
+    "Scores are per-group relevance signals used to select tasks. They are not predictions of "
+    "task outcomes,\nand a low score does not guarantee that a skipped task would have passed.\n"
+)
+
+PLANNED_SUMMARY = f"""### jev-select: planned, enforce mode
+
+2 of 4 tasks run. Selection applied.
+
+| Task | Effective | Proposed | Reasons |
+| --- | --- | --- | --- |
+| `B_upper` | skip | skip | `jev-below-threshold` |
+| `_private` | run | run | `always` |
+| `docs` | skip | skip | `jev-below-threshold` |
+| `unit` | run | run | `jev-at-or-above-threshold` |
+
+<details>
+<summary>Commits, model and per-group scores</summary>
+
+- Tested commit: `{TESTED}` (`merge`); base `{BASE}`, head `{HEAD}`
+- Diff: 668 bytes, 2 changed paths
+- Model: requested `jev-latest`, expected `jev-1.13.0`, returned `jev-1.13.0`
+- Observation: complete, whole-diff, 1 group(s)
+
+| Group | Bytes | Status | Model | Time (ms) | Scores | Error |
+| ---: | ---: | --- | --- | ---: | --- | --- |
+| 0 | 0–668 | completed | `jev-1.13.0` | 412 | `B_upper` 0.01, `docs` 0.02, `unit` 0.93 | — |
+
+{DISCLAIMER}
+</details>
+
+<!-- jev-select-plan
+{{
+  "schemaVersion": 1,
+  "engineVersion": "0.1.0",
+  "reportVersion": 5,
+  "testedSha": "{TESTED}",
+  "baseSha": "{BASE}",
+  "headSha": "{HEAD}",
+  "selectionHash": "{"e" * 64}",
+  "mode": "enforce",
+  "status": "planned",
+  "run": {{
+    "B_upper": false,
+    "_private": true,
+    "docs": false,
+    "unit": true
+  }},
+  "selected": [
+    "_private",
+    "unit"
+  ]
+}}
+-->
+"""
+
+BYPASSED_SUMMARY = f"""### jev-select: bypassed, enforce mode
+
+4 of 4 tasks run. Selection was bypassed; every task runs.
+
+| Task | Effective | Proposed | Reasons |
+| --- | --- | --- | --- |
+| `B_upper` | run | — | `missing-api-key` |
+| `_private` | run | — | `always`, `missing-api-key` |
+| `docs` | run | — | `missing-api-key` |
+| `unit` | run | — | `missing-api-key` |
+
+<details>
+<summary>Commits, model and per-group scores</summary>
+
+- Tested commit: `{TESTED}` (`merge`); base `{BASE}`, head `{HEAD}`
+- Diff: not collected
+- Model: requested `jev-latest`, expected `jev-1.13.0`, returned `none`
+- Observation: not collected; no request was sent
+
+{DISCLAIMER}
+</details>
+
+<!-- jev-select-plan
+{{
+  "schemaVersion": 1,
+  "engineVersion": "0.1.0",
+  "reportVersion": 5,
+  "testedSha": "{TESTED}",
+  "baseSha": "{BASE}",
+  "headSha": "{HEAD}",
+  "selectionHash": "{"e" * 64}",
+  "mode": "enforce",
+  "status": "bypassed",
+  "run": {{
+    "B_upper": true,
+    "_private": true,
+    "docs": true,
+    "unit": true
+  }},
+  "selected": [
+    "B_upper",
+    "_private",
+    "docs",
+    "unit"
+  ]
+}}
+-->
+"""
+
+
+def test_planned_summary_golden() -> None:
+    summary = render_summary(planned_report(), engine_version="0.1.0")
+    assert summary == Summary(text=PLANNED_SUMMARY, plan_block_omitted=False)
+
+
+def test_bypassed_summary_golden() -> None:
+    summary = render_summary(bypass_report(), engine_version="0.1.0")
+    assert summary == Summary(text=BYPASSED_SUMMARY, plan_block_omitted=False)
+
+
+def test_shadow_summary_shows_proposals_and_shadow_sentence() -> None:
+    text = render_summary(planned_report(c.MODE_SHADOW), engine_version="0.1.0").text
+    assert text.startswith(
+        "### jev-select: planned, shadow mode\n\n4 of 4 tasks run. Shadow mode: every task runs; "
+        "Proposed shows what enforce mode would do.\n\n"
+    )
+    assert "| `docs` | run | skip | `jev-below-threshold`, `shadow-mode` |" in text
+
+
+def test_fallback_summary_with_failed_groups() -> None:
+    text = render_summary(chunked_report(), engine_version="0.1.0").text
+    assert "4 of 4 tasks run. Evidence was incomplete; every task runs.\n" in text
+    assert "- Observation: incomplete, chunked-diff, 2 group(s)\n" in text
+    assert "- Observation error: `jev-timeout`\n" in text
+    assert "| 1 | 400–668 | not-started | — | — | — | `jev-timeout` |\n" in text
+    assert "| `docs` | run | — | `jev-timeout`, `chunked-observation` |\n" in text
+
+
+def test_durations_round_half_up_to_whole_milliseconds() -> None:
+    report = chunked_report()
+    report["observation"]["chunks"][0]["duration_ms"] = 2.5
+    text = render_summary(report, engine_version="0.1.0").text
+    assert "| 0 | 0–400 | completed | `jev-1.13.0` | 3 |" in text
+
+
+def test_dynamic_cells_are_escaped() -> None:
+    report = copy.deepcopy(planned_report())
+    hostile = "a|b<c>&d\r\ne\nf\rg"
+    report["tasks"] = {hostile: {"proposed_run": True, "run": True, "reasons": [hostile]}}
+    report["model"]["returned"] = hostile
+    report["observation"]["chunks"][0]["probabilities"] = {hostile: 0.5}
+    report["observation"]["chunks"][0]["model"] = hostile
+    report["observation_error"] = hostile
+    text = render_summary(report, engine_version="0.1.0").text
+    escaped = "a\\|b&lt;c&gt;&amp;d e f g"
+    assert f"| `{escaped}` | run | run | `{escaped}` |\n" in text
+    assert f"returned `{escaped}`\n" in text
+    assert f"- Observation error: `{escaped}`\n" in text
+    assert f"| `{escaped}` | 0 | 0–668 |" not in text
+    assert f"`{escaped}` 0.5 |" in text
+    before_block = text.split("<!-- jev-select-plan")[0]
+    assert "<c>" not in before_block
+    assert "\r" not in before_block
+    assert "a|b" not in before_block
+
+
+def test_empty_table_summary() -> None:
+    plan = make_plan(changed_paths=(), tasks=TaskTable())
+    text = render_summary(make_report(plan), engine_version="0.1.0").text
+    assert "0 of 0 tasks run. Selection applied.\n\n" in text
+    assert "| --- | --- | --- | --- |\n\n<details>" in text
+    block = read_plan_block(text)
+    assert block is not None
+    assert dict(block.run) == {}
+    assert block.selected == ()
+
+
+# --------------------------------------------------------------------------------------------
+# Size limits
+# --------------------------------------------------------------------------------------------
+
+
+def big_report(
+    count: int,
+    id_length: int,
+    *,
+    runs: bool,
+    groups: int,
+    reasons: tuple[str, ...],
+    status: str = c.STATUS_PLANNED,
+) -> dict[str, Any]:
+    ids = [f"t{i:05d}".ljust(id_length, "_") for i in range(count)]
+    tasks = TaskTable(tuple(Task(id=task_id, description="d") for task_id in ids))
+    plan = Plan(
+        mode=c.MODE_ENFORCE,
+        status=status,
+        decisions=frozen_mapping(
+            {
+                task_id: TaskDecision(None if status != c.STATUS_PLANNED else runs, runs, reasons)
+                for task_id in ids
+            }
+        ),
+    )
+    report = make_report(plan)
+    if groups:
+        chunk = {
+            "index": 0,
+            "start_byte": 0,
+            "end_byte": 10,
+            "paths": ["a"],
+            "diff_hash": "1" * 64,
+            "state_hash": "2" * 64,
+            "diff_bytes": 10,
+            "status": "completed",
+            "probabilities": dict.fromkeys(tasks.ids, 0.01),
+            "model": c.DEFAULT_MODEL,
+            "usage": None,
+            "duration_ms": 1.0,
+            "error": None,
+            "requests": [],
+        }
+        report["observation"] = {
+            "strategy": "chunked-diff",
+            "status": "complete",
+            "chunks": [dict(chunk, index=index) for index in range(groups)],
+        }
+    return report
+
+
+def size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def test_group_table_is_dropped_first() -> None:
+    report = big_report(
+        5000,
+        6,
+        runs=True,
+        groups=20,
+        reasons=("jev-at-or-above-threshold", "chunked-observation"),
+    )
+    summary = render_summary(report, engine_version="0.1.0")
+    assert size(summary.text) <= c.SUMMARY_MAX_BYTES
+    assert not summary.plan_block_omitted
+    assert "Group table omitted (size limit); see the report.\n" in summary.text
+    assert "| Group | Bytes |" not in summary.text
+    assert "more tasks; see the report." not in summary.text
+    assert summary.text.count("\n| `t") == 5000
+    block = read_plan_block(summary.text)
+    assert block is not None
+    assert len(block.selected) == 5000
+
+
+def test_task_rows_are_cut_with_a_count_line_and_the_block_survives() -> None:
+    report = big_report(
+        5000,
+        64,
+        runs=False,
+        groups=3,
+        reasons=("jev-below-threshold", "chunked-observation"),
+    )
+    summary = render_summary(report, engine_version="0.1.0")
+    text = summary.text
+    assert size(text) <= c.SUMMARY_MAX_BYTES
+    assert not summary.plan_block_omitted
+    assert "Group table omitted (size limit); see the report.\n" in text
+    rows = [line for line in text.split("\n") if line.startswith("| `t")]
+    kept = len(rows)
+    assert 0 < kept < 5000
+    ids = sorted(report["tasks"], key=code_unit_key)
+    assert rows == [
+        f"| `{task_id}` | skip | skip | `jev-below-threshold`, `chunked-observation` |"
+        for task_id in ids[:kept]
+    ]
+    assert f"\n\n… {5000 - kept} more tasks; see the report.\n\n<details>" in text
+    # Only as many rows as fit were dropped: one more row would break the limit.
+    one_more = size(rows[0]) + 1 - (len(str(5000 - kept)) - len(str(5000 - kept - 1)))
+    assert size(text) + one_more > c.SUMMARY_MAX_BYTES
+    block = read_plan_block(text, expected_tested_sha=TESTED)
+    assert block is not None
+    assert len(block.run) == 5000
+    assert block.selected == ()
+    assert text.endswith("-->\n")
+
+
+def test_an_oversized_plan_block_is_omitted() -> None:
+    report = big_report(
+        5000, 64, runs=True, groups=0, reasons=("missing-api-key",), status=c.STATUS_BYPASSED
+    )
+    summary = render_summary(report, engine_version="0.1.0")
+    assert summary.plan_block_omitted
+    assert size(summary.text) <= c.SUMMARY_MAX_BYTES
+    assert "jev-select-plan" not in summary.text
+    assert read_plan_block(summary.text) is None
+    assert summary.text.endswith("</details>\n\n")
+    assert summary.text.count("\n| `t") == 5000
+
+
+# --------------------------------------------------------------------------------------------
+# Terminal rendering (§15)
+# --------------------------------------------------------------------------------------------
+
+
+def test_terminal_rendering() -> None:
+    text = render_terminal(chunked_report(), "/tmp/r/report.json")
+    assert text == (
+        "jev-select: fallback (enforce): 4 of 4 tasks selected\n"
+        "TASK      RUN  PROPOSED  REASONS\n"
+        "B_upper   yes  -         jev-timeout, chunked-observation\n"
+        "_private  yes  yes       always, chunked-observation\n"
+        "docs      yes  -         jev-timeout, chunked-observation\n"
+        "unit      yes  yes       jev-at-or-above-threshold, chunked-observation\n"
+        "report: /tmp/r/report.json\n"
+    )
+
+
+def test_terminal_rendering_of_a_planned_report() -> None:
+    text = render_terminal(planned_report(), "r.json")
+    lines = text.splitlines()
+    assert lines[0] == "jev-select: planned (enforce): 2 of 4 tasks selected"
+    assert lines[2] == "B_upper   no   no        jev-below-threshold"
+    assert lines[-1] == "report: r.json"
+
+
+def test_terminal_rendering_of_an_empty_table() -> None:
+    plan = make_plan(changed_paths=(), tasks=TaskTable())
+    text = render_terminal(make_report(plan), "r.json")
+    assert text == (
+        "jev-select: planned (enforce): 0 of 0 tasks selected\n"
+        "TASK  RUN  PROPOSED  REASONS\n"
+        "report: r.json\n"
+    )
