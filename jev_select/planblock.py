@@ -8,7 +8,7 @@ reader is fail-closed: anything doubtful yields ``None``, which consumers read a
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -37,6 +37,10 @@ def _read_only(run: Mapping[str, bool]) -> Mapping[str, bool]:
     return MappingProxyType(dict(run))
 
 
+def _id_tuple(ids: Iterable[str]) -> tuple[str, ...]:
+    return tuple(ids)
+
+
 @attrs.frozen
 class PlanBlock:
     """A plan block that passed every check of the reader."""
@@ -51,7 +55,7 @@ class PlanBlock:
     mode: str
     status: str
     run: Mapping[str, bool] = attrs.field(converter=_read_only)
-    selected: tuple[str, ...] = attrs.field(converter=tuple)
+    selected: tuple[str, ...] = attrs.field(converter=_id_tuple)
 
     def runs(self, task_id: str) -> bool:
         """Whether ``task_id`` runs; an ID the block does not list always runs."""
