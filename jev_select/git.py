@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import importlib
-import ipaddress
 import os
 import re
 import shutil
@@ -23,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, BinaryIO
@@ -33,6 +31,7 @@ import git.exc
 
 from . import contracts as c
 from .errors import InputError, PlanningFailure
+from .inputs import normalise_https_url
 
 __all__ = [
     "GitCommandFailed",
@@ -490,7 +489,6 @@ class GitSession:
 # ---------------------------------------------------------------------------------------------
 
 _URL_FORBIDDEN = frozenset("\\?#")
-_DNS_HOST = re.compile(r"[A-Za-z0-9.-]+")
 _PORT = re.compile(r"[0-9]{1,5}")
 _PATH_SEGMENT = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*")
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -515,28 +513,6 @@ def _valid_port(port: str) -> bool:
     return _PORT.fullmatch(port) is not None and 1 <= int(port) <= 65535
 
 
-def _valid_host(host: str) -> bool:
-    if host.startswith("["):
-        if not host.endswith("]"):
-            return False
-        try:
-            ipaddress.IPv6Address(host[1:-1])
-        except ValueError:
-            return False
-        return True
-    if _DNS_HOST.fullmatch(host) is None or host.startswith(".") or ".." in host:
-        return False
-    last_label = host.rstrip(".").rsplit(".", 1)[-1]
-    numeric = last_label.isdigit() or re.fullmatch(r"0[xX][0-9A-Fa-f]*", last_label) is not None
-    if numeric:
-        parts = host.split(".")
-        return len(parts) == 4 and all(
-            part.isdigit() and (part == "0" or not part.startswith("0")) and int(part) <= 255
-            for part in parts
-        )
-    return True
-
-
 def _split_authority(rest: str) -> tuple[str, str, str] | None:
     """``(host, port, path)`` of the text after ``scheme://``, or None when malformed."""
     authority, slash, path = rest.partition("/")
@@ -559,16 +535,16 @@ def _split_authority(rest: str) -> tuple[str, str, str] | None:
     return host, port, slash + path
 
 
-def _checked_url(text: str, scheme: str, *, loopback_only: bool) -> str | None:
+def _loopback_http_url(text: str) -> str | None:
+    """``text`` when it is an http:// URL on a loopback host under the §2.3 character rules."""
+    scheme = "http://"
     if not text.lower().startswith(scheme) or _has_forbidden_character(text):
         return None
     parts = _split_authority(text[len(scheme) :])
     if parts is None:
         return None
     host, port, path = parts
-    if not _valid_host(host) or (port and not _valid_port(port)):
-        return None
-    if loopback_only and host.lower() not in _LOOPBACK_HOSTS:
+    if host.lower() not in _LOOPBACK_HOSTS or (port and not _valid_port(port)):
         return None
     segments = path.split("/")[1:] if path else []
     for segment in segments:
@@ -576,21 +552,6 @@ def _checked_url(text: str, scheme: str, *, loopback_only: bool) -> str | None:
             return None
     authority = host.lower() + (f":{port}" if port else "")
     return scheme + authority + path
-
-
-def _normalise_https(text: str) -> str | None:
-    # The input module owns the §2.3 rules; use it when present so both checks stay identical.
-    try:
-        inputs_module = importlib.import_module(__name__.rpartition(".")[0] + ".inputs")
-    except ImportError:
-        inputs_module = None
-    normalise: Callable[..., str] | None = getattr(inputs_module, "normalise_https_url", None)
-    if normalise is not None:
-        try:
-            return normalise(text, allow_path=True)
-        except (InputError, ValueError):
-            return None
-    return _checked_url(text, "https://", loopback_only=False)
 
 
 def normalise_remote(text: str, *, cwd: str) -> str:
@@ -603,9 +564,9 @@ def normalise_remote(text: str, *, cwd: str) -> str:
     lowered = value.lower()
     result: str | None = None
     if lowered.startswith("https://"):
-        result = _normalise_https(value)
+        result = normalise_https_url(value, allow_path=True)
     elif lowered.startswith("http://"):
-        result = _checked_url(value, "http://", loopback_only=True)
+        result = _loopback_http_url(value)
     elif lowered.startswith("file://"):
         rest = value[len("file://") :]
         if rest and not any(ord(character) < 0x20 or ord(character) == 0x7F for character in rest):
