@@ -747,3 +747,11 @@ RESPONSE_FIELD_USAGE: Final = "usage"
 USAGE_FIELD_INPUT_TOKENS: Final = "input_tokens"
 USAGE_FIELD_OUTPUT_TOKENS: Final = "output_tokens"
 ANSWER_FIELD_TYPE: Final = "type"
+
+# --------------------------------------------------------------------------------------------
+# tasks: keys of the document hashed into selection_hash (spec §10.5)
+# --------------------------------------------------------------------------------------------
+
+SELECTION_KEY_MODEL: Final = "model"
+SELECTION_KEY_SKIP_BELOW: Final = "skip_below"
+SELECTION_KEY_TASKS: Final = "tasks"
