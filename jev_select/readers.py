@@ -1,0 +1,79 @@
+"""Reading reports, results files and text that may hold a plan block, fail-closed.
+
+Edge module. Every reader returns ``None`` on any problem (missing file, oversized, not UTF-8,
+not strict JSON, failed validation) and never raises, so a caller can only act on content that
+passed every check. Nothing read here is ever echoed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, BinaryIO
+
+from . import contracts as c
+from .jsonutil import strict_loads
+
+__all__ = ["read_bytes", "read_json", "read_report", "read_text"]
+
+
+def _read_capped(handle: BinaryIO, cap: int) -> bytes | None:
+    data = handle.read(cap + 1)
+    if not isinstance(data, bytes) or len(data) > cap:
+        return None
+    return data
+
+
+def read_bytes(path: str | os.PathLike[str], cap: int) -> bytes | None:
+    """The content of ``path`` (``-`` is standard input), or ``None`` when unreadable or over
+    ``cap`` bytes."""
+    try:
+        if os.fspath(path) == c.STDIN_PATH:
+            return _read_capped(sys.stdin.buffer, cap)
+        with open(path, "rb") as handle:
+            return _read_capped(handle, cap)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+
+
+def read_text(path: str | os.PathLike[str], cap: int) -> str | None:
+    """The strict UTF-8 text of ``path`` (``-`` is standard input), or ``None``."""
+    data = read_bytes(path, cap)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8", "strict")
+    except UnicodeDecodeError:
+        return None
+
+
+def read_json(path: str | os.PathLike[str], cap: int) -> Any | None:
+    """The strict JSON value in ``path`` (no duplicate keys, no NaN), or ``None``.
+
+    A file holding the JSON literal ``null`` is indistinguishable from a failure, which is fine:
+    no caller accepts ``null``.
+    """
+    data = read_bytes(path, cap)
+    if data is None:
+        return None
+    try:
+        return strict_loads(data)
+    except Exception:
+        return None
+
+
+def read_report(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """A report v5 that passed schema and invariant validation, or ``None``. Never raises."""
+    try:
+        from .report import validate_report
+
+        value = read_json(path, c.REPORT_READ_MAX_BYTES)
+        # Exactly the integer 5: the schema's const would also accept 5.0.
+        if not isinstance(value, dict) or type(value.get("version")) is not int:
+            return None
+        if value["version"] != c.REPORT_VERSION:
+            return None
+        validate_report(value)
+        return value
+    except Exception:
+        return None

@@ -1,0 +1,534 @@
+"""Shadow analysis (spec §14): the pure analyzer, the aggregate view and ``jev-select analyze``."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jev_select.analyze import (
+    AnalysisError,
+    aggregate,
+    aggregate_table,
+    analysis_table,
+    analyze_shadow,
+)
+from jev_select.cli import main
+from jev_select.jsonutil import pretty_json
+from jev_select.report import validate_report
+
+TESTED = "c" * 40
+
+
+def make_report(
+    proposals: Mapping[str, bool | None],
+    *,
+    mode: str = "shadow",
+    status: str = "planned",
+    tested_sha: str = TESTED,
+) -> dict[str, Any]:
+    """A minimal report v5 that passes validation (tests build their variations from it)."""
+    reasons = ["shadow-mode"] if mode == "shadow" else ["jev-below-threshold"]
+    return {
+        "version": 5,
+        "tested_ref": "merge",
+        "diff_base_sha": "a" * 40,
+        "job_metadata": {},
+        "observation_error": None,
+        "metadata_sha": "a" * 40,
+        "base_sha": "a" * 40,
+        "head_sha": "b" * 40,
+        "tested_sha": tested_sha,
+        "selection_hash": "e" * 64,
+        "skip_below": 0.05,
+        "diff_hash": "1" * 64,
+        "diff_bytes": 100,
+        "changed_path_count": 2,
+        "mode": mode,
+        "status": status,
+        "model": {"requested": "jev-1.13.0", "expected": "jev-1.13.0", "returned": "jev-1.13.0"},
+        "durations_ms": {"collection": 1.5, "jev": 2.5, "total": 5.0},
+        "usage": None,
+        "tasks": {
+            task_id: {
+                "proposed_run": proposed,
+                "run": True if mode == "shadow" else bool(proposed),
+                "reasons": reasons,
+            }
+            for task_id, proposed in proposals.items()
+        },
+        "observation": None,
+    }
+
+
+def result(outcome: str, duration: float = 0, classification: str | None = None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"result": outcome, "duration_ms": duration}
+    if classification is not None:
+        entry["classification"] = classification
+    return entry
+
+
+# A shadow run of five tasks where enforce mode would have skipped three.
+REPORT = make_report(
+    {"unit": True, "docs": False, "e2e": False, "lint": True, "Zeta": False},
+)
+RESULTS: dict[str, Any] = {
+    "tested_sha": TESTED,
+    "tasks": {
+        "unit": result("success", 1000),
+        "docs": result("failure", 250.5, "flaky"),
+        "e2e": result("failure", 60000),
+        "lint": result("failure", 10, "regression"),
+        "Zeta": result("cancelled", 5),
+    },
+    "relevant_tasks": ["e2e", "unit"],
+}
+
+
+def test_fixture_report_is_valid() -> None:
+    validate_report(REPORT)
+
+
+# ---------------------------------------------------------------------------------------------
+# The pure analyzer
+# ---------------------------------------------------------------------------------------------
+
+
+def test_happy_path_counts_would_skip_tasks() -> None:
+    analysis = analyze_shadow(REPORT, RESULTS)
+    assert list(analysis) == [
+        "tested_sha",
+        "selection_hash",
+        "status",
+        "fallback",
+        "tasks_total",
+        "tasks_would_skip",
+        "duration_ms_would_skip",
+        "failures_would_miss",
+        "skipped_or_cancelled_would_skip",
+        "manually_relevant_would_skip",
+    ]
+    assert analysis["tested_sha"] == TESTED
+    assert analysis["selection_hash"] == "e" * 64
+    assert analysis["status"] == "planned"
+    assert analysis["fallback"] is False
+    assert analysis["tasks_total"] == 5
+    # Code-unit order: upper case before lower case.
+    assert analysis["tasks_would_skip"] == ["Zeta", "docs", "e2e"]
+    assert analysis["duration_ms_would_skip"] == 60255.5
+    # A failed task that would have run (lint) is not a miss.
+    assert analysis["failures_would_miss"] == {
+        "regression": [],
+        "flaky": ["docs"],
+        "infrastructure": [],
+        "unknown": ["e2e"],
+    }
+    assert analysis["skipped_or_cancelled_would_skip"] == ["Zeta"]
+    assert analysis["manually_relevant_would_skip"] == ["e2e"]
+
+
+def test_classification_defaults_to_unknown_and_ignores_successes() -> None:
+    report = make_report({"a": False, "b": False, "c": False})
+    results = {
+        "tested_sha": TESTED,
+        "tasks": {
+            "a": result("failure", 1),
+            "b": result("success", 2, "regression"),
+            "c": result("failure", 3, "infrastructure"),
+        },
+    }
+    analysis = analyze_shadow(report, results)
+    assert analysis["failures_would_miss"] == {
+        "regression": [],
+        "flaky": [],
+        "infrastructure": ["c"],
+        "unknown": ["a"],
+    }
+    assert analysis["manually_relevant_would_skip"] == []
+
+
+def test_skipped_and_cancelled_would_skip_tasks() -> None:
+    report = make_report({"a": False, "b": False, "c": True, "d": False})
+    results = {
+        "tested_sha": TESTED,
+        "tasks": {
+            "a": result("skipped"),
+            "b": result("cancelled", 7),
+            "c": result("skipped"),
+            "d": result("success", 1),
+        },
+    }
+    analysis = analyze_shadow(report, results)
+    assert analysis["skipped_or_cancelled_would_skip"] == ["a", "b"]
+    assert analysis["failures_would_miss"]["unknown"] == []
+    assert analysis["duration_ms_would_skip"] == 8
+
+
+def test_manual_labels_intersect_with_would_skip() -> None:
+    report = make_report({"a": False, "b": True, "c": False})
+    results = {
+        "tested_sha": TESTED,
+        "tasks": {name: result("success", 1) for name in "abc"},
+        "relevant_tasks": ["c", "b"],
+    }
+    assert analyze_shadow(report, results)["manually_relevant_would_skip"] == ["c"]
+
+
+def test_fallback_report_has_no_would_skip_tasks() -> None:
+    report = make_report({"a": None, "b": None}, status="fallback")
+    report["tasks"]["a"]["reasons"] = ["jev-timeout", "shadow-mode"]
+    report["tasks"]["b"]["reasons"] = ["jev-timeout", "shadow-mode"]
+    validate_report(report)
+    results = {"tested_sha": TESTED, "tasks": {"a": result("failure"), "b": result("success")}}
+    analysis = analyze_shadow(report, results)
+    assert analysis["fallback"] is True
+    assert analysis["status"] == "fallback"
+    assert analysis["tasks_would_skip"] == []
+    assert analysis["duration_ms_would_skip"] == 0
+
+
+def test_empty_task_table() -> None:
+    analysis = analyze_shadow(make_report({}), {"tested_sha": TESTED, "tasks": {}})
+    assert analysis["tasks_total"] == 0
+    assert analysis["tasks_would_skip"] == []
+
+
+def _code(report: Any, results: Any) -> str:
+    with pytest.raises(AnalysisError) as caught:
+        analyze_shadow(report, results)
+    assert str(caught.value) == caught.value.code
+    return caught.value.code
+
+
+def _with(base: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
+    copied = copy.deepcopy(dict(base))
+    copied.update(changes)
+    return copied
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        make_report({"unit": True}, mode="enforce"),
+        _with(make_report({"unit": True}), version=4),
+        _with(make_report({"unit": True}), version=5.0),
+        _with(make_report({"unit": True}), extra=1),
+        _with(make_report({"unit": True}), tested_sha="C" * 40),
+        _with(make_report({"unit": True}), skip_below=float("nan")),
+        {k: v for k, v in make_report({"unit": True}).items() if k != "observation"},
+        [],
+        None,
+    ],
+)
+def test_invalid_report_is_an_invalid_measurement(report: Any) -> None:
+    results = {"tested_sha": TESTED, "tasks": {"unit": result("success")}}
+    assert _code(report, results) == "invalid-shadow-measurement"
+
+
+@pytest.mark.parametrize(
+    "results",
+    [
+        [],
+        None,
+        {"tested_sha": "d" * 40, "tasks": {"unit": result("success")}},
+        {"tasks": {"unit": result("success")}},
+        {"tested_sha": TESTED},
+        {"tested_sha": TESTED, "tasks": []},
+        {"tested_sha": TESTED, "tasks": {"unit": result("success")}, "notes": "x"},
+    ],
+)
+def test_invalid_results_shape_is_an_invalid_measurement(results: Any) -> None:
+    assert _code(make_report({"unit": True}), results) == "invalid-shadow-measurement"
+
+
+@pytest.mark.parametrize(
+    "names",
+    [["unit"], ["unit", "docs", "extra"], ["UNIT", "docs"], []],
+)
+def test_task_ids_must_match_exactly(names: list[str]) -> None:
+    report = make_report({"unit": True, "docs": False})
+    results = {"tested_sha": TESTED, "tasks": {name: result("success") for name in names}}
+    assert _code(report, results) == "task-results-mismatch"
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [["unit", "unit"], ["nope"], "unit", [1], {"unit": True}, None],
+)
+def test_manual_labels_must_be_unique_known_ids(labels: Any) -> None:
+    report = make_report({"unit": True, "docs": False})
+    results = {
+        "tested_sha": TESTED,
+        "tasks": {"unit": result("success"), "docs": result("success")},
+        "relevant_tasks": labels,
+    }
+    assert _code(report, results) == "invalid-manual-labels"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"result": "passed", "duration_ms": 1},
+        {"result": "success"},
+        {"duration_ms": 1},
+        {"result": "success", "duration_ms": -1},
+        {"result": "success", "duration_ms": float("inf")},
+        {"result": "success", "duration_ms": float("nan")},
+        {"result": "success", "duration_ms": True},
+        {"result": "success", "duration_ms": "5"},
+        {"result": "failure", "duration_ms": 1, "classification": "bug"},
+        {"result": "success", "duration_ms": 1, "note": "x"},
+        "success",
+    ],
+)
+def test_malformed_task_result(entry: Any) -> None:
+    report = make_report({"unit": True, "docs": False})
+    results = {"tested_sha": TESTED, "tasks": {"unit": result("success"), "docs": entry}}
+    assert _code(report, results) == "invalid-task-result"
+
+
+def test_a_task_that_did_not_run_in_shadow_mode_is_refused() -> None:
+    report = make_report({"unit": True, "docs": False})
+    report["tasks"]["docs"]["run"] = False
+    results = {
+        "tested_sha": TESTED,
+        "tasks": {"unit": result("success"), "docs": result("skipped")},
+    }
+    assert _code(report, results) == "invalid-shadow-effective-selection"
+
+
+def test_checks_run_in_the_order_of_the_spec() -> None:
+    report = make_report({"unit": True, "docs": False})
+    report["tasks"]["docs"]["run"] = False
+    bad_entry = {"result": "maybe", "duration_ms": 1}
+    # Every later problem present at once: the first check wins each time.
+    results: dict[str, Any] = {
+        "tested_sha": TESTED,
+        "tasks": {"unit": bad_entry, "other": bad_entry},
+        "relevant_tasks": ["ghost"],
+    }
+    assert _code(report, results) == "task-results-mismatch"
+    results["tasks"] = {"unit": bad_entry, "docs": bad_entry}
+    assert _code(report, results) == "invalid-manual-labels"
+    results["relevant_tasks"] = ["docs"]
+    assert _code(report, results) == "invalid-task-result"
+    results["tasks"] = {"unit": result("success"), "docs": result("success")}
+    assert _code(report, results) == "invalid-shadow-effective-selection"
+    results["tested_sha"] = "f" * 40
+    assert _code(report, results) == "invalid-shadow-measurement"
+
+
+# ---------------------------------------------------------------------------------------------
+# Aggregate
+# ---------------------------------------------------------------------------------------------
+
+
+def three_analyses() -> list[dict[str, Any]]:
+    second = make_report({"api": False, "web": False}, tested_sha="d" * 40)
+    third = make_report({"api": None, "web": None}, status="fallback", tested_sha="f" * 40)
+    for decision in third["tasks"].values():
+        decision["reasons"] = ["jev-error", "shadow-mode"]
+    return [
+        analyze_shadow(REPORT, RESULTS),
+        analyze_shadow(
+            second,
+            {
+                "tested_sha": "d" * 40,
+                "tasks": {
+                    "api": result("failure", 100, "infrastructure"),
+                    "web": result("success", 20),
+                },
+                "relevant_tasks": ["web"],
+            },
+        ),
+        analyze_shadow(
+            third,
+            {"tested_sha": "f" * 40, "tasks": {"api": result("success"), "web": result("success")}},
+        ),
+    ]
+
+
+def test_aggregate_over_three_runs() -> None:
+    analyses = three_analyses()
+    view = aggregate(analyses)
+    assert view["pull_requests"] == 3
+    assert view["fallback_runs"] == 1
+    assert view["tasks_total"] == 9
+    assert view["tasks_would_skip"] == 5
+    assert view["duration_ms_would_skip"] == 60255.5 + 120
+    assert view["failures_would_miss"] == {
+        "regression": 0,
+        "flaky": 1,
+        "infrastructure": 1,
+        "unknown": 1,
+    }
+    assert view["skipped_or_cancelled_would_skip"] == 1
+    assert view["manually_relevant_would_skip"] == 2
+    assert view["analyses"] == analyses
+
+
+def test_tables_name_every_run() -> None:
+    analyses = three_analyses()
+    single = analysis_table(analyses[0])
+    assert TESTED in single
+    assert "Zeta, docs, e2e" in single
+    table = aggregate_table(aggregate(analyses))
+    lines = table.splitlines()
+    assert len(lines) == 5  # header, three runs, total
+    assert lines[1].startswith("c" * 12)
+    assert lines[3].split()[1] == "fallback"
+    assert lines[-1].startswith("total (3)")
+
+
+# ---------------------------------------------------------------------------------------------
+# The command
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _local_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+
+def write(path: Path, value: Any) -> str:
+    path.write_text(value if isinstance(value, str) else json.dumps(value), encoding="utf-8")
+    return str(path)
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_command_prints_the_analysis(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = write(tmp_path / "report.json", pretty_json(REPORT) + "\n")
+    results = write(tmp_path / "results.json", RESULTS)
+    code, out, err = run(capsys, "analyze", report, results)
+    assert (code, err) == (0, "")
+    assert out == pretty_json(analyze_shadow(REPORT, RESULTS)) + "\n"
+    assert out.startswith('{\n  "tested_sha": "' + TESTED + '",\n')
+
+
+def test_command_table_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = write(tmp_path / "report.json", REPORT)
+    results = write(tmp_path / "results.json", RESULTS)
+    code, out, err = run(capsys, "analyze", "--format", "table", report, results)
+    assert (code, err) == (0, "")
+    assert out == analysis_table(analyze_shadow(REPORT, RESULTS))
+
+
+def test_command_aggregates_several_pairs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    second = make_report({"api": False}, tested_sha="d" * 40)
+    second_results = {"tested_sha": "d" * 40, "tasks": {"api": result("failure", 4)}}
+    paths = [
+        write(tmp_path / "r1.json", REPORT),
+        write(tmp_path / "s1.json", RESULTS),
+        write(tmp_path / "r2.json", second),
+        write(tmp_path / "s2.json", second_results),
+    ]
+    code, out, err = run(capsys, "analyze", *paths)
+    assert (code, err) == (0, "")
+    view = json.loads(out)
+    assert view["pull_requests"] == 2
+    assert view["tasks_would_skip"] == 4
+    assert view["failures_would_miss"]["unknown"] == 2
+    assert [item["tested_sha"] for item in view["analyses"]] == [TESTED, "d" * 40]
+    code, out, _ = run(capsys, "analyze", "--format", "table", *paths)
+    assert code == 0
+    assert out.splitlines()[-1].startswith("total (2)")
+
+
+def _shadow_with_run_false() -> dict[str, Any]:
+    report = make_report({"unit": True})
+    report["tasks"]["unit"]["run"] = False
+    return report
+
+
+FAILING_PAIRS: list[tuple[Any, Any, str]] = [
+    ("not json", RESULTS, "invalid-shadow-measurement"),
+    ('{"version": 5, "version": 5}', RESULTS, "invalid-shadow-measurement"),
+    (REPORT, '{"tested_sha": NaN}', "invalid-shadow-measurement"),
+    (make_report({"unit": True}, mode="enforce"), RESULTS, "invalid-shadow-measurement"),
+    (REPORT, _with(RESULTS, tested_sha="0" * 40), "invalid-shadow-measurement"),
+    (REPORT, _with(RESULTS, tasks={"unit": result("success")}), "task-results-mismatch"),
+    (REPORT, _with(RESULTS, relevant_tasks=["unit", "unit"]), "invalid-manual-labels"),
+    (
+        REPORT,
+        _with(RESULTS, tasks={**RESULTS["tasks"], "docs": result("success", -5)}),
+        "invalid-task-result",
+    ),
+    (
+        _shadow_with_run_false(),
+        {"tested_sha": TESTED, "tasks": {"unit": result("success")}},
+        "invalid-shadow-effective-selection",
+    ),
+]
+
+
+@pytest.mark.parametrize(("report", "results", "code"), FAILING_PAIRS)
+def test_command_failure_line_and_exit_code(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    report: Any,
+    results: Any,
+    code: str,
+) -> None:
+    report_path = write(tmp_path / "report.json", report)
+    results_path = write(tmp_path / "results.json", results)
+    exit_code, out, err = run(capsys, "analyze", report_path, results_path)
+    assert exit_code == 1
+    assert out == ""
+    assert err == f"jev-select: analysis failed ({code}).\n"
+
+
+def test_command_missing_file_is_an_invalid_measurement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = write(tmp_path / "results.json", RESULTS)
+    code, out, err = run(capsys, "analyze", str(tmp_path / "absent.json"), results)
+    assert (code, out) == (1, "")
+    assert err == "jev-select: analysis failed (invalid-shadow-measurement).\n"
+
+
+def test_one_bad_pair_fails_the_whole_aggregate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = [write(tmp_path / "r.json", REPORT), write(tmp_path / "s.json", RESULTS)]
+    bad = [write(tmp_path / "r2.json", REPORT), write(tmp_path / "s2.json", {"tasks": {}})]
+    code, out, err = run(capsys, "analyze", *good, *bad)
+    assert (code, out) == (1, "")
+    assert err == "jev-select: analysis failed (invalid-shadow-measurement).\n"
+
+
+def test_github_mode_prints_the_failure_as_a_workflow_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    results = write(tmp_path / "results.json", RESULTS)
+    code, out, err = run(capsys, "analyze", str(tmp_path / "absent.json"), results)
+    assert (code, err) == (1, "")
+    assert out == "::error::jev-select: analysis failed (invalid-shadow-measurement).\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["analyze"],
+        ["analyze", "only-one.json"],
+        ["analyze", "a", "b", "c"],
+        ["analyze", "--format", "yaml", "a", "b"],
+    ],
+)
+def test_bad_usage_is_an_invalid_invocation(
+    capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    code, out, err = run(capsys, *args)
+    assert (code, out) == (1, "")
+    assert err == "jev-select: planning failed (invalid-invocation); no plan published.\n"
