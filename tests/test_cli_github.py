@@ -98,7 +98,7 @@ def test_non_pull_request_events_keep_every_task(tmp_path: Path, event_name: str
     env = make_env(tmp_path)
     env.event_name = event_name
     env.event = {"ref": "refs/heads/main"}
-    result = env.run("--remote", str(tmp_path / "no-such-repository"))
+    result = env.run("--remote", (tmp_path / "no-such-repository").as_uri())
     assert_everything_runs(result, c.STATUS_BYPASSED, c.REASON_NON_PULL_REQUEST, MERGE_SHA)
     report = result.report
     assert report["base_sha"] == report["head_sha"] == report["metadata_sha"] == MERGE_SHA
@@ -108,7 +108,7 @@ def test_non_pull_request_events_keep_every_task(tmp_path: Path, event_name: str
 def test_fork_pull_request_is_bypassed(tmp_path: Path) -> None:
     env = make_env(tmp_path)
     env.event = env.pull_request_event(fork=True)
-    result = env.run("--remote", str(tmp_path / "missing"))
+    result = env.run("--remote", (tmp_path / "missing").as_uri())
     assert_everything_runs(result, c.STATUS_BYPASSED, c.REASON_FORK, MERGE_SHA)
     assert result.report["base_sha"] == BASE_SHA
     assert result.report["head_sha"] == HEAD_SHA
@@ -118,25 +118,25 @@ def test_fork_pull_request_is_bypassed(tmp_path: Path) -> None:
 def test_force_all_wins_over_fork(tmp_path: Path) -> None:
     env = make_env(tmp_path, **{"force-all": "true"})
     env.event = env.pull_request_event(fork=True)
-    result = env.run("--remote", str(tmp_path / "missing"))
+    result = env.run("--remote", (tmp_path / "missing").as_uri())
     assert_everything_runs(result, c.STATUS_BYPASSED, c.REASON_FORCE_ALL, MERGE_SHA)
 
 
 def test_missing_key_is_bypassed(tmp_path: Path) -> None:
     env = make_env(tmp_path, **{"api-key": "   "})
-    result = env.run("--remote", str(tmp_path / "missing"))
+    result = env.run("--remote", (tmp_path / "missing").as_uri())
     assert_everything_runs(result, c.STATUS_BYPASSED, c.REASON_MISSING_API_KEY, MERGE_SHA)
 
 
 def test_missing_consent_is_bypassed(tmp_path: Path) -> None:
     env = make_env(tmp_path, **{"allow-external-context": ""})
-    result = env.run("--remote", str(tmp_path / "missing"))
+    result = env.run("--remote", (tmp_path / "missing").as_uri())
     assert_everything_runs(result, c.STATUS_BYPASSED, c.REASON_EXTERNAL_CONTEXT_DISABLED, MERGE_SHA)
 
 
 def test_head_mode_tests_the_head_commit(tmp_path: Path) -> None:
     env = make_env(tmp_path, **{"tested-ref": "head", "api-key": ""})
-    result = env.run("--remote", str(tmp_path / "missing"))
+    result = env.run("--remote", (tmp_path / "missing").as_uri())
     assert_everything_runs(result, c.STATUS_BYPASSED, c.REASON_MISSING_API_KEY, HEAD_SHA)
     assert result.report["diff_base_sha"] is None
     assert result.report["tested_ref"] == "head"
@@ -144,7 +144,7 @@ def test_head_mode_tests_the_head_commit(tmp_path: Path) -> None:
 
 def test_shadow_mode_bypass_adds_shadow_reason(tmp_path: Path) -> None:
     env = make_env(tmp_path, mode="shadow", **{"api-key": ""})
-    result = env.run("--remote", str(tmp_path / "missing"))
+    result = env.run("--remote", (tmp_path / "missing").as_uri())
     assert result.code == 0
     for decision in result.report["tasks"].values():
         assert decision["reasons"][-1] == c.REASON_SHADOW_MODE
@@ -153,7 +153,7 @@ def test_shadow_mode_bypass_adds_shadow_reason(tmp_path: Path) -> None:
 
 def test_empty_task_table_publishes_an_empty_plan_without_git(tmp_path: Path) -> None:
     env = make_env(tmp_path, tasks="{}")
-    result = env.run("--remote", str(tmp_path / "missing"))
+    result = env.run("--remote", (tmp_path / "missing").as_uri())
     assert result.code == 0, result.stdout
     assert result.stderr == ""
     assert result.outputs == {
@@ -177,7 +177,7 @@ def test_empty_task_table_publishes_an_empty_plan_without_git(tmp_path: Path) ->
 
 def test_masks_come_first_and_cover_every_form(tmp_path: Path) -> None:
     env = make_env(tmp_path, **{"api-key": "  " + API_KEY_SENTINEL + "  "})
-    result = env.run("--remote", str(tmp_path / "missing"))
+    result = env.run("--remote", (tmp_path / "missing").as_uri())
     lines = result.stdout.split("\n")
     masks = [line for line in lines if line.startswith("::add-mask::")]
     assert lines[: len(masks)] == masks
@@ -252,7 +252,7 @@ def test_bad_input_is_a_fixed_diagnostic_and_publishes_nothing(
 )
 def test_hard_failures_publish_nothing(tmp_path: Path, case: str, code: str) -> None:
     env = make_env(tmp_path, **{"api-key": ""})
-    args: list[str] = ["--remote", str(tmp_path / "missing")]
+    args: list[str] = ["--remote", (tmp_path / "missing").as_uri()]
     environ_overrides: dict[str, str] = {}
     if case == "no-output":
         environ_overrides["GITHUB_OUTPUT"] = ""
@@ -307,7 +307,7 @@ def test_inputs_are_validated_before_the_environment(tmp_path: Path) -> None:
 
 def test_report_is_valid_json_with_two_space_indentation(tmp_path: Path) -> None:
     env = make_env(tmp_path, **{"api-key": ""})
-    result = env.run("--remote", str(tmp_path / "missing"))
+    result = env.run("--remote", (tmp_path / "missing").as_uri())
     path = result.report_paths()[0]
     text = path.read_text("utf-8")
     assert text.endswith("}\n")

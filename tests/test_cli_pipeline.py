@@ -45,7 +45,8 @@ jobs:
     name: Unit tests
     runs-on: ubuntu-latest
     steps:
-      - uses: actions/checkout@v4
+      - name: Set up
+        run: ./scripts/setup.sh
       - run: python -m pytest tests/unit
         working-directory: src
 """
