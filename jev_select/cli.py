@@ -193,9 +193,7 @@ def run_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
 
 def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     out = sys.stdout
-    for line in mask_commands(
-        environ.get("INPUT_API_KEY"), environ.get("INPUT_GITHUB_TOKEN")
-    ):
+    for line in mask_commands(environ.get("INPUT_API_KEY"), environ.get("INPUT_GITHUB_TOKEN")):
         out.write(line + "\n")
     out.flush()
     report_path: str | None = None
@@ -320,7 +318,7 @@ def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
     err = sys.stderr
     try:
         inputs = _local_inputs(namespace, environ)
-        repo, remote, commits = _local_commits(namespace, inputs, environ)
+        remote, commits = _local_commits(namespace, inputs, environ)
         validated_at = time.monotonic()
         token = environ.get(c.LOCAL_GITHUB_TOKEN_ENV, "")
         analysis = Analysis(
@@ -400,7 +398,7 @@ def _read_tasks_file(path: str | None) -> str | None:
 
 def _local_commits(
     namespace: argparse.Namespace, inputs: Inputs, environ: Mapping[str, str]
-) -> tuple[str, str, Commits]:
+) -> tuple[str, Commits]:
     cwd = os.getcwd()
     remote: str | None = None
     if namespace.remote is not None:
@@ -425,7 +423,7 @@ def _local_commits(
         if len(parents) == 2:
             head = parents[1]
     commits = Commits(base_sha=base, head_sha=head, tested_sha=tested, metadata_sha=base)
-    return repo, remote, commits
+    return remote, commits
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,7 +7,7 @@ real HTTPS server on 127.0.0.1 with a throwaway CA plays Jev. Every run is a sep
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +70,7 @@ def fresh_jev(jev: FakeJev) -> FakeJev:
 
 
 class PullRequest:
-    def __init__(self, root: Path, changes: dict[str, Any]) -> None:
+    def __init__(self, root: Path, changes: Mapping[Any, Any]) -> None:
         self.repo = GitRepo.init(root / "origin")
         self.base = self.repo.commit(
             {
