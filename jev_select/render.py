@@ -16,6 +16,7 @@ from . import contracts as c
 from .jsonutil import code_unit_key, compact_json, format_number
 from .models import Plan
 from .planblock import render_plan_block
+from .version import __version__
 
 __all__ = ["Summary", "log_line", "render_outputs", "render_summary", "render_terminal"]
 
@@ -194,12 +195,13 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def render_summary(report: Mapping[str, Any], *, engine_version: str) -> Summary:
+def render_summary(report: Mapping[str, Any], *, engine_version: str = __version__) -> Summary:
     """The step summary of spec §12, at most ``SUMMARY_MAX_BYTES``, ending with the plan block.
 
     Over the limit, the group table is replaced first, then task rows are dropped from the end
     with a count line. The plan block is never cut; when it alone is over
     ``PLAN_BLOCK_MAX_BYTES`` it is left out and ``plan_block_omitted`` is set.
+    ``engine_version`` defaults to the installed package version.
     """
     status, mode = report[_STATUS], report[_MODE]
     tasks: Mapping[str, Mapping[str, Any]] = report[_TASKS]

@@ -29,6 +29,7 @@ from jev_select.render import (
     render_summary,
     render_terminal,
 )
+from jev_select.version import __version__
 
 REPORT_PATH = "/runner/tmp/jev-select-report-x/report.json"
 
@@ -229,6 +230,12 @@ def test_planned_summary_golden() -> None:
 def test_bypassed_summary_golden() -> None:
     summary = render_summary(bypass_report(), engine_version="0.1.0")
     assert summary == Summary(text=BYPASSED_SUMMARY, plan_block_omitted=False)
+
+
+def test_engine_version_defaults_to_the_package_version() -> None:
+    block = read_plan_block(render_summary(planned_report()).text)
+    assert block is not None
+    assert block.engine_version == __version__
 
 
 def test_shadow_summary_shows_proposals_and_shadow_sentence() -> None:
