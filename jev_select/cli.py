@@ -46,22 +46,30 @@ from .version import __version__
 
 __all__ = ["main"]
 
-_LOCAL_ONLY_FLAGS = (
-    "tasks_file",
-    "repo",
-    "base",
-    "head",
-    "mode",
-    "model",
-    "skip_below",
-    "api_base_url",
-    "api_model",
-    "tested_ref",
-    "timeout_ms",
-    "max_diff_bytes",
-    "allow_external_context",
-    "force_all",
+# Inputs that local mode takes as flags (spec §15); GitHub mode reads them from INPUT_* only.
+_LOCAL_INPUT_FLAGS = (
+    c.INPUT_MODE,
+    c.INPUT_MODEL,
+    c.INPUT_SKIP_BELOW,
+    c.INPUT_API_BASE_URL,
+    c.INPUT_API_MODEL,
+    c.INPUT_TESTED_REF,
+    c.INPUT_TIMEOUT_MS,
+    c.INPUT_MAX_DIFF_BYTES,
 )
+_LOCAL_SWITCHES = (c.INPUT_ALLOW_EXTERNAL_CONTEXT, c.INPUT_FORCE_ALL)
+_LOCAL_ONLY_FLAGS = tuple(
+    name.replace("-", "_")
+    for name in (
+        c.FIELD_TASKS_FILE,
+        c.FIELD_REPO,
+        c.FIELD_BASE,
+        c.FIELD_HEAD,
+        *_LOCAL_INPUT_FLAGS,
+        *_LOCAL_SWITCHES,
+    )
+)
+_INPUT_ENV = {spec.name: spec.env for spec in c.INPUTS}
 
 
 class InvocationError(Exception):
@@ -88,22 +96,15 @@ def _build_parser() -> _Parser:
         help="plan which tasks run (GitHub Actions, or a local repository)",
         exit_on_error=False,
     )
-    plan.add_argument("--remote", help="fetch source: https:// URL, loopback http:// URL or path")
-    plan.add_argument("--tasks-file", help="local mode: the task table file")
-    plan.add_argument("--repo", help="local mode: the repository (default .)")
-    plan.add_argument("--base", help="local mode: base revision")
-    plan.add_argument("--head", help="local mode: head revision (default HEAD)")
+    plan.add_argument(
+        f"--{c.FIELD_REMOTE}", help="fetch source: https:// URL, loopback http:// URL or path"
+    )
+    plan.add_argument(f"--{c.FIELD_TASKS_FILE}", help="local mode: the task table file")
+    plan.add_argument(f"--{c.FIELD_REPO}", help="local mode: the repository (default .)")
+    plan.add_argument(f"--{c.FIELD_BASE}", help="local mode: base revision")
+    plan.add_argument(f"--{c.FIELD_HEAD}", help="local mode: head revision (default HEAD)")
     for spec in c.INPUTS:
-        if spec.name in (
-            c.INPUT_MODE,
-            c.INPUT_MODEL,
-            c.INPUT_SKIP_BELOW,
-            c.INPUT_API_BASE_URL,
-            c.INPUT_API_MODEL,
-            c.INPUT_TESTED_REF,
-            c.INPUT_TIMEOUT_MS,
-            c.INPUT_MAX_DIFF_BYTES,
-        ):
+        if spec.name in _LOCAL_INPUT_FLAGS:
             plan.add_argument(f"--{spec.name}", help=f"local mode: {spec.description}")
     plan.add_argument(
         f"--{c.INPUT_ALLOW_EXTERNAL_CONTEXT}",
@@ -193,7 +194,11 @@ def run_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
 
 def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     out = sys.stdout
-    for line in mask_commands(environ.get("INPUT_API_KEY"), environ.get("INPUT_GITHUB_TOKEN")):
+    secrets = (
+        environ.get(_INPUT_ENV[c.INPUT_API_KEY]),
+        environ.get(_INPUT_ENV[c.INPUT_GITHUB_TOKEN]),
+    )
+    for line in mask_commands(*secrets):
         out.write(line + "\n")
     out.flush()
     report_path: str | None = None
