@@ -250,7 +250,7 @@ def test_parser_errors_are_refused(text: str) -> None:
     rejected(text)
 
 
-# --- hostile input ----------------------------------------------------------------------------------
+# --- hostile input --------------------------------------------------------------------------------
 
 
 def test_deep_flow_nesting_fails_without_recursion() -> None:
@@ -298,7 +298,7 @@ def test_node_flood_fails_at_the_real_cap() -> None:
         load_strict("[" + "0," * (c.MAX_YAML_NODES + 1) + "]")
 
 
-# --- implementation constraints ---------------------------------------------------------------------
+# --- implementation constraints -------------------------------------------------------------------
 
 
 def test_pure_python_loader_is_used() -> None:
