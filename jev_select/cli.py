@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import re
 import sys
 import time
 import warnings
@@ -36,7 +35,7 @@ from .git import (
     resolve_local_revision,
 )
 from .github_api import GitHubApi, api_root
-from .inputs import github_inputs, parse_inputs
+from .inputs import github_inputs, parse_inputs, threshold_syntax_ok, trim
 from .models import Commits, Inputs
 from .pipeline import ActionFetcher, Analysis, PlanResult, run_analysis
 from .publish import append_summary, mask_commands, remove_report, write_outputs, write_report
@@ -361,7 +360,7 @@ def _local_inputs(namespace: argparse.Namespace, environ: Mapping[str, str]) -> 
         if namespace.allow_external_context
         else c.BOOL_FALSE,
         c.INPUT_GITHUB_TOKEN: environ.get(c.LOCAL_GITHUB_TOKEN_ENV, ""),
-        c.INPUT_TESTED_REF: namespace.tested_ref or c.TESTED_REF_HEAD,
+        c.INPUT_TESTED_REF: namespace.tested_ref,
         c.INPUT_PULL_REQUEST: "",
         c.INPUT_FORCE_ALL: c.BOOL_TRUE if namespace.force_all else c.BOOL_FALSE,
         c.INPUT_TIMEOUT_MS: namespace.timeout_ms,
@@ -372,19 +371,15 @@ def _local_inputs(namespace: argparse.Namespace, environ: Mapping[str, str]) -> 
         # The file is read at the position of `tasks` in the validation order (spec §2.4): an
         # earlier field's error still wins over an unreadable file.
         try:
-            parse_inputs({**raw, c.INPUT_TASKS: "{}"})
+            parse_inputs({**raw, c.INPUT_TASKS: "{}"}, local_mode=True)
         except InputError as error:
             if error.field in (c.INPUT_MODE, c.INPUT_TESTED_REF) or (
-                error.field == c.INPUT_SKIP_BELOW and not _threshold_syntax_ok(raw)
+                error.field == c.INPUT_SKIP_BELOW
+                and not threshold_syntax_ok(trim(raw[c.INPUT_SKIP_BELOW]))
             ):
                 raise
         raise InputError(c.FIELD_TASKS_FILE)
-    return parse_inputs({**raw, c.INPUT_TASKS: text})
-
-
-def _threshold_syntax_ok(raw: Mapping[str, str | None]) -> bool:
-    value = (raw.get(c.INPUT_SKIP_BELOW) or "").strip(c.WHITESPACE)
-    return not value or re.fullmatch(c.SKIP_BELOW_PATTERN, value) is not None
+    return parse_inputs({**raw, c.INPUT_TASKS: text}, local_mode=True)
 
 
 def _read_tasks_file(path: str | None) -> str | None:
