@@ -1,0 +1,88 @@
+"""The System One questions, group states and request bodies (spec §7.7, §8.2, §8.3).
+
+Pure: every function builds plain JSON values or their compact bytes. Key order matters because
+request bodies and state hashes are compared byte for byte, so every object is built literally in
+the order the spec shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from . import contracts as c
+from .jsonutil import code_unit_key, compact_json, sort_keys_deep
+from .models import DiffGroup
+
+__all__ = [
+    "build_question",
+    "build_questions",
+    "build_state",
+    "description_only_evidence",
+    "request_body",
+    "sha_state",
+]
+
+
+def description_only_evidence(description: str) -> dict[str, Any]:
+    """Evidence of a task that names no jobs and no context files (§7.7), keys sorted."""
+    return {
+        "actions": [],
+        "contextFiles": [],
+        "description": description,
+        "jobs": [],
+        "packageScripts": [],
+    }
+
+
+def build_question(evidence: Mapping[str, Any]) -> dict[str, Any]:
+    """One ``noul`` question about one task; the evidence is re-sorted so callers cannot skew it."""
+    return {
+        "type": c.QUESTION_TYPE,
+        "instructions": {
+            "judgment": c.QUESTION_JUDGMENT,
+            "scope": c.QUESTION_SCOPE,
+            "task": sort_keys_deep(evidence),
+        },
+        "criteria": {"true": c.QUESTION_TRUE, "false": c.QUESTION_FALSE},
+    }
+
+
+def build_questions(
+    evidence_by_task: Mapping[str, Mapping[str, Any]],
+) -> dict[str, dict[str, Any]]:
+    """Questions of every task, keyed by task ID in code-unit order."""
+    return {
+        task_id: build_question(evidence_by_task[task_id])
+        for task_id in sorted(evidence_by_task, key=code_unit_key)
+    }
+
+
+def sha_state(*, base_sha: str, head_sha: str, tested_sha: str) -> dict[str, Any]:
+    """The commit part shared by every group state; its size is the ``S`` of the sizing loop."""
+    return {"base_sha": base_sha, "head_sha": head_sha, "tested_sha": tested_sha}
+
+
+def build_state(
+    *, base_sha: str, head_sha: str, tested_sha: str, group: DiffGroup, total: int
+) -> dict[str, Any]:
+    """The ``state`` object of one group (§8.2); ``base_sha`` is the diff base."""
+    return {
+        **sha_state(base_sha=base_sha, head_sha=head_sha, tested_sha=tested_sha),
+        "changed_paths": list(group.paths),
+        "diff": group.diff,
+        "chunk": {
+            "index": group.index,
+            "total": total,
+            "start_byte": group.start_byte,
+            "end_byte": group.end_byte,
+            "preceding_diff_headers": group.context,
+            "scope": c.QUESTION_CHUNK_SCOPE,
+        },
+    }
+
+
+def request_body(model: str, state: Mapping[str, Any], questions: Mapping[str, Any]) -> bytes:
+    """The exact bytes of one System One request (compact JSON, UTF-8)."""
+    body = {"model": model, "state": state, "questions": questions}
+    return compact_json(body).encode("utf-8")
