@@ -9,15 +9,22 @@ No body is ever logged, and the exceptions raised here carry no text from the ex
 from __future__ import annotations
 
 import contextlib
+import http.client
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import attrs
 import requests
+import urllib3.exceptions
+from requests.adapters import HTTPAdapter
 from requests.auth import AuthBase
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.poolmanager import PoolManager
 
 __all__ = [
     "BearerAuth",
@@ -30,6 +37,14 @@ __all__ = [
 ]
 
 _READ_CHUNK = 65536
+# What the HTTP stack raises for a failed exchange; anything else is a programming error.
+_TRANSPORT_ERRORS = (
+    requests.RequestException,
+    urllib3.exceptions.HTTPError,
+    http.client.HTTPException,
+    OSError,
+    ValueError,
+)
 T = TypeVar("T")
 
 
@@ -84,6 +99,96 @@ class HttpResponse:
     body: bytes
 
 
+class _Watchdog:
+    """Shuts down every socket of one exchange when its deadline passes.
+
+    Socket timeouts bound each read, not their sum: a peer that sends its status line, headers
+    or TLS records one byte at a time would outlive them. Shutting the socket down from a timer
+    wakes any blocked read at once, whatever phase the exchange is in. The watchdog keeps a
+    duplicate descriptor of each socket, because TLS wrapping detaches the original object.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._duplicates: list[socket.socket] = []
+        self.fired = False
+
+    def watch(self, sock: socket.socket) -> None:
+        try:
+            duplicate = sock.dup()
+        except OSError:
+            return
+        with self._lock:
+            self._duplicates.append(duplicate)
+            if not self.fired:
+                return
+        _shutdown(duplicate)
+
+    def fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            duplicates = list(self._duplicates)
+        for duplicate in duplicates:
+            _shutdown(duplicate)
+
+    def close(self) -> None:
+        with self._lock:
+            duplicates, self._duplicates = self._duplicates, []
+        for duplicate in duplicates:
+            duplicate.close()
+
+
+def _shutdown(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+# The watchdog of the exchange running on this thread; connections register their sockets.
+_active = threading.local()
+
+
+def _register_socket(sock: socket.socket) -> socket.socket:
+    watchdog: _Watchdog | None = getattr(_active, "watchdog", None)
+    if watchdog is not None:
+        watchdog.watch(sock)
+    return sock
+
+
+class _WatchedHTTPConnection(HTTPConnection):
+    def _new_conn(self) -> socket.socket:
+        return _register_socket(super()._new_conn())
+
+
+class _WatchedHTTPSConnection(HTTPSConnection):
+    def _new_conn(self) -> socket.socket:
+        return _register_socket(super()._new_conn())
+
+
+class _WatchedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _WatchedHTTPConnection
+
+
+class _WatchedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _WatchedHTTPSConnection
+
+
+def _use_watched_pools(manager: PoolManager) -> PoolManager:
+    manager.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
+    return manager
+
+
+class _WatchedAdapter(HTTPAdapter):
+    """An adapter whose connections (direct or through a proxy) report their sockets."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        _use_watched_pools(self.poolmanager)
+
+    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> PoolManager:
+        manager = super().proxy_manager_for(proxy, **proxy_kwargs)
+        return _use_watched_pools(manager)
+
+
 def _ca_bundle() -> str | bool:
     for name in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE"):
         value = os.environ.get(name)
@@ -103,13 +208,44 @@ def bounded_request(
     auth: AuthBase | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> HttpResponse:
-    """Perform one request that must finish by ``deadline`` (a ``clock`` reading in seconds).
+    """Perform one request that must finish by ``deadline`` (a ``clock`` reading in seconds;
+    the clock must advance at the rate of real time, as ``time.monotonic`` does).
 
-    Raises ``HttpTimeout`` when the bound expires (also between reads of a dripping body),
-    ``HttpTooLarge`` past ``body_cap`` and ``HttpFailure`` for anything else, including any
-    3xx or other non-2xx status (whose body is not read).
+    Raises ``HttpTimeout`` when the bound expires in any phase (connect, TLS, upload, headers or
+    a dripping body), ``HttpTooLarge`` past ``body_cap`` and ``HttpFailure`` for anything else,
+    including any 3xx or other non-2xx status (whose body is not read).
     """
+    left = deadline - clock()
+    if left <= 0:
+        raise HttpTimeout()
+    watchdog = _Watchdog()
+    timer = threading.Timer(left, watchdog.fire)
+    timer.daemon = True
+    previous = getattr(_active, "watchdog", None)
+    _active.watchdog = watchdog
+    timer.start()
+    try:
+        return _exchange(method, url, headers, deadline, body_cap, data, auth, clock)
+    except HttpFailure as failure:
+        if watchdog.fired and failure.kind != "status":
+            raise HttpTimeout() from None
+        raise
+    finally:
+        timer.cancel()
+        _active.watchdog = previous
+        watchdog.close()
 
+
+def _exchange(
+    method: str,
+    url: str,
+    headers: Mapping[str, str],
+    deadline: float,
+    body_cap: int,
+    data: bytes | None,
+    auth: AuthBase | None,
+    clock: Callable[[], float],
+) -> HttpResponse:
     def remaining() -> float:
         left = deadline - clock()
         if left <= 0:
@@ -117,6 +253,8 @@ def bounded_request(
         return left
 
     session = requests.Session()
+    for prefix in ("http://", "https://"):
+        session.mount(prefix, _WatchedAdapter())
     try:
         left = remaining()
         try:
@@ -133,7 +271,9 @@ def bounded_request(
             )
         except requests.Timeout:
             raise HttpTimeout() from None
-        except (requests.RequestException, OSError, ValueError):
+        except _TRANSPORT_ERRORS as error:
+            if _is_timeout(error):
+                raise HttpTimeout() from None
             raise HttpFailure("transport") from None
         try:
             if not 200 <= response.status_code < 300:
@@ -145,16 +285,10 @@ def bounded_request(
             size = 0
             raw = response.raw
             while True:
-                left = remaining()
-                sock_timeout = getattr(raw, "_fp", None)
-                _set_read_timeout(sock_timeout, left)
+                _set_read_timeout(getattr(raw, "_fp", None), remaining())
                 try:
                     chunk = raw.read1(_READ_CHUNK)
-                except (OSError, ValueError) as error:
-                    if _is_timeout(error):
-                        raise HttpTimeout() from None
-                    raise HttpFailure("transport") from None
-                except Exception as error:  # urllib3 wraps socket timeouts in its own types
+                except _TRANSPORT_ERRORS as error:
                     if _is_timeout(error):
                         raise HttpTimeout() from None
                     raise HttpFailure("transport") from None
@@ -182,8 +316,6 @@ def _set_read_timeout(fp: object, seconds: float) -> None:
 
 
 def _is_timeout(error: BaseException) -> bool:
-    import socket
-
     current: BaseException | None = error
     while current is not None:
         if isinstance(current, socket.timeout | TimeoutError):
