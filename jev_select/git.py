@@ -26,12 +26,23 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, BinaryIO
 
-import git.cmd
-import git.exc
-
 from . import contracts as c
 from .errors import InputError, PlanningFailure
 from .inputs import normalise_https_url
+
+# GitPython looks for git when it is first imported and, by default, raises with its own text when
+# there is none. A runner without git must fail the fetch like any other git error instead, so the
+# lookup is kept quiet for the import; the caller's setting is restored afterwards.
+_caller_refresh = os.environ.get("GIT_PYTHON_REFRESH")
+os.environ["GIT_PYTHON_REFRESH"] = "quiet"
+try:
+    import git.cmd
+    import git.exc
+finally:
+    if _caller_refresh is None:
+        del os.environ["GIT_PYTHON_REFRESH"]
+    else:
+        os.environ["GIT_PYTHON_REFRESH"] = _caller_refresh
 
 __all__ = [
     "GitCommandFailed",
