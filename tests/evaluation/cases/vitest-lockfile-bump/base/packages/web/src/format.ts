@@ -1,0 +1,3 @@
+export function formatPrice(cents: number, locale = "en-GB", currency = "EUR"): string {
+  return new Intl.NumberFormat(locale, { style: "currency", currency }).format(cents / 100);
+}
