@@ -21,6 +21,7 @@ from .analyze import AnalysisError, aggregate, aggregate_table, analysis_table, 
 from .jsonutil import pretty_json
 from .planblock import PlanBlock, read_plan_block, render_plan_block
 from .readers import read_json, read_report, read_text
+from .replay import register_replay
 from .results import (
     ResultsFailure,
     api_root_from_environment,
@@ -98,6 +99,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     read_block.add_argument("file", nargs="?", default=c.STDIN_PATH)
     read_block.add_argument("--tested-sha")
     read_block.set_defaults(handler=run_read_block)
+    register_replay(commands)
 
 
 def _github_mode(environ: Mapping[str, str]) -> bool:
