@@ -1,0 +1,575 @@
+"""The evaluation phase (spec §8.5 to §8.7, §10.3) against the fake System One server."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from fakejev import FakeJev, RecordedRequest, Reply
+
+from jev_select import contracts as c
+from jev_select.errors import PlanningFailure
+from jev_select.jev_client import RequestFailed
+from jev_select.models import (
+    DiffGroup,
+    ObservationOutcome,
+    PlannedRequest,
+    PreparedGroup,
+    PreparedObservation,
+    Usage,
+)
+from jev_select.observe import run_observation
+
+MODEL = c.DEFAULT_MODEL
+KEY = "sk-observe-SENTINEL"
+SLACK_S = c.DEADLINE_SLACK_MS / 1000.0
+USAGE = Usage(1200, 7)
+
+
+def prepare(
+    layout: Sequence[Sequence[Sequence[str]]], *, api_model: str = MODEL
+) -> PreparedObservation:
+    """``layout[g]`` is the list of batches of group ``g``, each a list of task IDs."""
+    groups: list[PreparedGroup] = []
+    requests: list[PlannedRequest] = []
+    offset = 0
+    for index, batches in enumerate(layout):
+        diff = f"diff --git a/f{index}é b/f{index}é\n"
+        size = len(diff.encode())
+        group = DiffGroup(index, offset, offset + size, diff, "", (f"f{index}é",))
+        offset += size
+        groups.append(
+            PreparedGroup(
+                group,
+                diff_hash=hashlib.sha256(diff.encode()).hexdigest(),
+                state_hash=hashlib.sha256(f"state{index}".encode()).hexdigest(),
+            )
+        )
+        for batch in batches:
+            body = {
+                "model": api_model,
+                "state": {"chunk": {"index": index, "total": len(layout)}},
+                "questions": {task: {"type": "noul"} for task in batch},
+            }
+            requests.append(
+                PlannedRequest(
+                    index, tuple(batch), json.dumps(body, separators=(",", ":")).encode()
+                )
+            )
+    return PreparedObservation(tuple(groups), tuple(requests))
+
+
+def run(
+    server: FakeJev, prepared: PreparedObservation, timeout_ms: int = 5000, **kwargs: Any
+) -> ObservationOutcome:
+    return run_observation(
+        prepared,
+        endpoint=server.endpoint,
+        api_key=KEY,
+        expected_model=MODEL,
+        timeout_ms=timeout_ms,
+        **kwargs,
+    )
+
+
+def by_group(replies: dict[int, Reply], default: Reply | None = None) -> Callable[..., Reply]:
+    def respond(request: RecordedRequest) -> Reply:
+        index = request.group_index
+        if index is not None and index in replies:
+            return replies[index]
+        return default if default is not None else Reply.ok()
+
+    return respond
+
+
+@pytest.fixture
+def jev(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeJev]:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with FakeJev(scores={"a": 0.01, "b": 0.5, "c": 1.0}) as server:
+        yield server
+
+
+# -- everything answers ------------------------------------------------------------------------
+
+
+def test_single_group_in_two_batches_completes(jev: FakeJev) -> None:
+    prepared = prepare([[["a", "b"], ["c"]]])
+    outcome = run(jev, prepared)
+
+    assert outcome.error is None
+    assert outcome.model_returned == MODEL
+    assert outcome.usage == USAGE + USAGE
+    assert outcome.duration_ms > 0
+    observation = outcome.observation
+    assert observation.strategy == c.STRATEGY_WHOLE_DIFF
+    assert observation.status == c.OBSERVATION_COMPLETE
+    (chunk,) = observation.chunks
+    group = prepared.groups[0]
+    assert (chunk.index, chunk.start_byte, chunk.end_byte) == (0, 0, group.group.end_byte)
+    assert chunk.paths == group.group.paths
+    assert chunk.diff_hash == group.diff_hash
+    assert chunk.state_hash == group.state_hash
+    assert chunk.diff_bytes == len(group.group.diff.encode()) == len(group.group.diff) + 2
+    assert chunk.status == c.GROUP_COMPLETED
+    assert chunk.probabilities == {"a": 0.01, "b": 0.5, "c": 1.0}
+    assert list(chunk.probabilities) == ["a", "b", "c"]
+    assert chunk.model == MODEL
+    assert chunk.usage == USAGE + USAGE
+    assert chunk.error is None
+    assert [request.task_ids for request in chunk.requests] == [("a", "b"), ("c",)]
+    durations = [request.duration_ms for request in chunk.requests]
+    assert all(duration is not None and duration > 0 for duration in durations)
+    assert chunk.duration_ms == pytest.approx(sum(d for d in durations if d is not None))
+    for request in chunk.requests:
+        assert request.status == c.GROUP_COMPLETED
+        assert (request.model, request.usage, request.error) == (MODEL, USAGE, None)
+    assert chunk.requests[0].scores == {"a": 0.01, "b": 0.5}
+    assert len(jev.requests) == 2
+    assert all(seen.header("Authorization") == f"Bearer {KEY}" for seen in jev.requests)
+
+
+def test_requests_are_sent_in_group_then_batch_order_and_bodies_unchanged(jev: FakeJev) -> None:
+    prepared = prepare([[["a"], ["b"]], [["a", "b"]]])
+    outcome = run(jev, prepared)
+    assert outcome.observation.strategy == c.STRATEGY_CHUNKED_DIFF
+    assert outcome.observation.status == c.OBSERVATION_COMPLETE
+    assert sorted(seen.body for seen in jev.requests) == sorted(r.body for r in prepared.requests)
+    assert [chunk.index for chunk in outcome.observation.chunks] == [0, 1]
+
+
+def test_alias_requested_and_canonical_model_returned_is_accepted(jev: FakeJev) -> None:
+    prepared = prepare([[["a"]]], api_model="jev-latest")
+    outcome = run(jev, prepared)
+    assert jev.requests[0].json["model"] == "jev-latest"
+    assert outcome.error is None
+    assert outcome.model_returned == MODEL
+
+
+def test_concurrency_never_exceeds_three_with_nine_requests(jev: FakeJev) -> None:
+    jev.responder = lambda request: Reply.slow(0.1)
+    prepared = prepare([[["a"], ["b"], ["c"]] for _ in range(3)])
+    outcome = run(jev, prepared)
+    assert outcome.observation.status == c.OBSERVATION_COMPLETE
+    assert len(jev.requests) == 9
+    assert jev.max_in_flight == c.MAX_CONCURRENT_REQUESTS == 3
+
+
+def test_fewer_requests_use_fewer_workers(jev: FakeJev) -> None:
+    jev.responder = lambda request: Reply.slow(0.1)
+    outcome = run(jev, prepare([[["a"]], [["b"]]]))
+    assert outcome.error is None
+    assert jev.max_in_flight == 2
+
+
+# -- failures -----------------------------------------------------------------------------------
+
+
+def test_first_failure_stops_dispatch_and_in_flight_requests_finish(jev: FakeJev) -> None:
+    failing = attrs.evolve(Reply.status(500), delay=0.1)  # the other two have started by then
+    jev.responder = by_group({1: failing}, default=Reply.slow(0.3))
+    prepared = prepare([[["a", "b"]] for _ in range(5)])
+    outcome = run(jev, prepared)
+
+    assert outcome.error == c.REASON_JEV_ERROR
+    assert len(jev.requests) == 3
+    chunks = outcome.observation.chunks
+    assert outcome.observation.status == c.OBSERVATION_INCOMPLETE
+    assert [chunk.status for chunk in chunks] == [
+        c.GROUP_COMPLETED,
+        c.GROUP_FAILED,
+        c.GROUP_COMPLETED,
+        c.GROUP_NOT_STARTED,
+        c.GROUP_NOT_STARTED,
+    ]
+    assert chunks[0].probabilities == {"a": 0.01, "b": 0.5}
+    assert chunks[1].probabilities is None
+    assert chunks[1].error == c.REASON_JEV_ERROR
+    (failed,) = chunks[1].requests
+    assert (failed.status, failed.model, failed.usage) == (c.GROUP_FAILED, None, None)
+    assert failed.duration_ms is not None
+    assert failed.scores is None
+    for chunk in chunks[3:]:
+        assert chunk.probabilities is None
+        assert (chunk.model, chunk.usage, chunk.duration_ms) == (None, None, None)
+        assert chunk.error == c.REASON_JEV_ERROR
+        (never,) = chunk.requests
+        assert never.status == c.GROUP_NOT_STARTED
+        assert (never.model, never.usage, never.duration_ms) == (None, None, None)
+        assert never.error == c.REASON_JEV_ERROR
+    assert outcome.usage == USAGE + USAGE
+    assert outcome.model_returned == MODEL
+
+
+def test_group_keeps_answers_of_its_completed_batch(jev: FakeJev) -> None:
+    def respond(request: RecordedRequest) -> Reply:
+        return Reply.status(503) if request.task_ids == ("c",) else Reply.ok()
+
+    jev.responder = respond
+    outcome = run(jev, prepare([[["a", "b"], ["c"]]]))
+    (chunk,) = outcome.observation.chunks
+    assert chunk.status == c.GROUP_FAILED
+    assert chunk.probabilities == {"a": 0.01, "b": 0.5}
+    assert chunk.error == c.REASON_JEV_ERROR
+    assert chunk.usage == USAGE
+    assert chunk.model == MODEL
+    assert [request.status for request in chunk.requests] == [c.GROUP_COMPLETED, c.GROUP_FAILED]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply.status(401),
+        Reply.status(403),
+        Reply.status(429, {"Retry-After": "0"}),
+        Reply.status(500),
+        Reply.status(503),
+        Reply.redirect("/v1/elsewhere"),
+        Reply.reset_before_headers(),
+        Reply.reset_after_headers(),
+        Reply.raw(b"<html>busy</html>"),
+        Reply.raw(b'{"model":"jev-1.13.0","answers":{"a":{"type":"noul","noul":NaN}}}'),
+        Reply.raw(b'{"model":"jev-1.13.0","model":"jev-1.13.0"}'),
+        Reply.raw(b'{"model":"jev-1.13.0","answers":"\xc3\x28"}'),
+    ],
+    ids=[
+        "401",
+        "403",
+        "429",
+        "500",
+        "503",
+        "302",
+        "reset-before-headers",
+        "reset-after-headers",
+        "not-json",
+        "nan",
+        "duplicate-keys",
+        "invalid-utf8",
+    ],
+)
+def test_transport_status_and_parse_failures_are_jev_error(jev: FakeJev, reply: Reply) -> None:
+    delayed = attrs.evolve(reply, delay=0.1)  # the other two have started by then
+
+    def respond(request: RecordedRequest) -> Reply:
+        return delayed if request.task_ids == ("a",) else Reply.slow(0.3)
+
+    jev.responder = respond
+    outcome = run(jev, prepare([[["a"], ["b"], ["c"], ["a", "b"]]]))
+    assert outcome.error == c.REASON_JEV_ERROR
+    first, second, third, fourth = outcome.observation.chunks[0].requests
+    assert (first.status, first.error, first.model, first.usage) == (
+        c.GROUP_FAILED,
+        c.REASON_JEV_ERROR,
+        None,
+        None,
+    )
+    # the requests already in flight finish; nothing new starts; nothing is retried
+    assert (second.status, third.status) == (c.GROUP_COMPLETED, c.GROUP_COMPLETED)
+    assert (fourth.status, fourth.error) == (c.GROUP_NOT_STARTED, c.REASON_JEV_ERROR)
+    assert sorted(seen.task_ids for seen in jev.requests) == [("a",), ("b",), ("c",)]
+
+
+def _set_answer(task: str, answer: Any) -> Callable[[dict[str, Any]], None]:
+    def change(document: dict[str, Any]) -> None:
+        document["answers"][task] = answer
+
+    return change
+
+
+def _drop(key: str) -> Callable[[dict[str, Any]], None]:
+    def change(document: dict[str, Any]) -> None:
+        del document[key]
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("reply", "model", "usage"),
+    [
+        (Reply.mutated(_set_answer("a", {"type": "noul", "noul": True})), MODEL, USAGE),
+        (Reply.mutated(_set_answer("a", {"type": "noul", "noul": "0.1"})), MODEL, USAGE),
+        (Reply.mutated(_set_answer("a", {"type": "noul", "noul": 1.5})), MODEL, USAGE),
+        (Reply.mutated(_set_answer("a", {"type": "yes", "noul": 0.1})), MODEL, USAGE),
+        (Reply.mutated(_set_answer("zz", {"type": "noul", "noul": 0.1})), MODEL, USAGE),
+        (Reply.mutated(lambda d: {**d, "answers": {"b": d["answers"]["b"]}}), MODEL, USAGE),
+        (Reply.mutated(_drop("answers")), MODEL, USAGE),
+        (Reply.mutated(lambda d: [d]), None, None),
+        (Reply.ok(model="jev-1.13.1"), "jev-1.13.1", USAGE),
+        (Reply.ok(model="jev-latest"), None, USAGE),
+        (Reply.ok(usage=None), MODEL, None),
+        (Reply.ok(usage={"input_tokens": -1, "output_tokens": 2}), MODEL, None),
+        (Reply.ok(usage={"input_tokens": 1.5, "output_tokens": 2}), MODEL, None),
+        (Reply.oversized(), None, None),
+        (Reply.oversized(declare_length=False), None, None),
+    ],
+    ids=[
+        "bool-score",
+        "string-score",
+        "score-above-one",
+        "wrong-type",
+        "extra-answer",
+        "missing-answer",
+        "no-answers",
+        "array",
+        "other-model",
+        "alias-returned",
+        "no-usage",
+        "negative-usage",
+        "fractional-usage",
+        "oversized",
+        "oversized-chunked",
+    ],
+)
+def test_invalid_responses_keep_their_model_and_usage(
+    jev: FakeJev, reply: Reply, model: str | None, usage: Usage | None
+) -> None:
+    jev.script(reply)
+    outcome = run(jev, prepare([[["a", "b"]]]))
+    assert outcome.error == c.REASON_INVALID_RESPONSE
+    (chunk,) = outcome.observation.chunks
+    (request,) = chunk.requests
+    assert (request.status, request.error) == (c.GROUP_FAILED, c.REASON_INVALID_RESPONSE)
+    assert (request.model, request.usage, request.scores) == (model, usage, None)
+    assert (chunk.status, chunk.probabilities) == (c.GROUP_FAILED, None)
+    assert (chunk.model, chunk.usage) == (model, usage)
+    assert outcome.model_returned == model
+    assert outcome.usage == usage
+
+
+def test_disagreeing_models_leave_model_returned_null(jev: FakeJev) -> None:
+    jev.responder = by_group({1: Reply.ok(model="jev-1.13.1", delay=0.1)})
+    outcome = run(jev, prepare([[["a"]], [["a"]]]))
+    chunks = outcome.observation.chunks
+    assert (chunks[0].model, chunks[1].model) == (MODEL, "jev-1.13.1")
+    assert outcome.model_returned is None
+    assert outcome.usage == USAGE + USAGE
+    assert outcome.error == c.REASON_INVALID_RESPONSE
+
+
+# -- deadlines ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [Reply.slow(5.0), Reply.drip(0.02), Reply.header_drip(0.02)],
+    ids=["slow", "drip", "header-drip"],
+)
+def test_deadline_with_requests_in_flight(jev: FakeJev, reply: Reply) -> None:
+    jev.responder = lambda request: reply
+    timeout_ms = 400
+    started = time.monotonic()
+    outcome = run(jev, prepare([[["a"]] for _ in range(5)]), timeout_ms=timeout_ms)
+    elapsed = time.monotonic() - started
+
+    assert elapsed < timeout_ms / 1000 + SLACK_S
+    assert outcome.duration_ms < timeout_ms + c.DEADLINE_SLACK_MS
+    assert outcome.error == c.REASON_JEV_TIMEOUT
+    assert outcome.observation.status == c.OBSERVATION_INCOMPLETE
+    requests = outcome.observation.requests
+    statuses = [request.status for request in requests]
+    assert statuses == [c.GROUP_FAILED] * 3 + [c.GROUP_NOT_STARTED] * 2
+    for request in requests:
+        assert request.error == c.REASON_JEV_TIMEOUT
+        assert (request.model, request.usage) == (None, None)
+    for request in requests[:3]:
+        assert request.duration_ms is not None
+        assert timeout_ms - 50 <= request.duration_ms < timeout_ms + c.DEADLINE_SLACK_MS
+    assert len(jev.requests) == 3
+
+
+def test_each_request_is_bounded_by_what_is_left(jev: FakeJev) -> None:
+    # the first three answer quickly, the fourth starts late and must end by the deadline
+    def respond(request: RecordedRequest) -> Reply:
+        return Reply.slow(5.0) if request.group_index == 3 else Reply.slow(0.2)
+
+    jev.responder = respond
+    started = time.monotonic()
+    outcome = run(jev, prepare([[["a"]] for _ in range(4)]), timeout_ms=500)
+    assert time.monotonic() - started < 0.5 + SLACK_S
+    statuses = [request.status for request in outcome.observation.requests]
+    assert statuses == [c.GROUP_COMPLETED] * 3 + [c.GROUP_FAILED]
+    last = outcome.observation.requests[3]
+    assert last.error == c.REASON_JEV_TIMEOUT
+    assert last.duration_ms is not None
+    assert last.duration_ms < 500
+    assert outcome.error == c.REASON_JEV_TIMEOUT
+
+
+class _SteppedClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.lock = threading.Lock()
+
+    def __call__(self) -> float:
+        with self.lock:
+            return self.now
+
+    def set(self, value: float) -> None:
+        with self.lock:
+            self.now = value
+
+
+def _answer(task_ids: Sequence[str]) -> bytes:
+    answers = {task: {"type": "noul", "noul": 0.5} for task in task_ids}
+    document = {"model": MODEL, "answers": answers, "usage": USAGE.to_json()}
+    return json.dumps(document).encode()
+
+
+def test_no_time_left_at_dispatch_records_jev_timeout_and_stops() -> None:
+    clock = _SteppedClock()
+    entered: list[threading.Event] = [threading.Event() for _ in range(3)]
+    release = [threading.Event() for _ in range(3)]
+    bounds: list[float] = []
+    order: list[bytes] = []
+    lock = threading.Lock()
+
+    def send(endpoint: str, api_key: str, body: bytes, *, deadline: float, clock: Any) -> bytes:
+        with lock:
+            position = len(order)
+            order.append(body)
+            bounds.append(deadline)
+        entered[position].set()
+        assert release[position].wait(10)
+        return _answer(json.loads(body)["questions"])
+
+    prepared = prepare([[["a"]], [["b"]], [["c"]], [["a"]]])
+    result: list[ObservationOutcome] = []
+    worker = threading.Thread(
+        target=lambda: result.append(
+            run_observation(
+                prepared,
+                endpoint="http://127.0.0.1:9/v1/systemone",
+                api_key=KEY,
+                expected_model=MODEL,
+                timeout_ms=1000,
+                clock=clock,
+                send=send,
+            )
+        )
+    )
+    worker.start()
+    for event in entered:
+        assert event.wait(10)
+    assert bounds == [1001.0] * 3
+    clock.set(1000.9995)  # before every bound, but less than one whole millisecond left
+    for event in release:
+        event.set()
+    worker.join(10)
+    (outcome,) = result
+
+    assert len(order) == 3
+    assert outcome.error == c.REASON_JEV_TIMEOUT
+    statuses = [request.status for request in outcome.observation.requests]
+    assert statuses == [c.GROUP_COMPLETED] * 3 + [c.GROUP_NOT_STARTED]
+    last_chunk = outcome.observation.chunks[3]
+    assert (last_chunk.status, last_chunk.error) == (c.GROUP_NOT_STARTED, c.REASON_JEV_TIMEOUT)
+    assert outcome.observation.chunks[0].error is None
+    assert outcome.usage == Usage(3600, 21)
+
+
+def test_request_bound_is_capped_at_ten_seconds() -> None:
+    bounds: list[float] = []
+
+    def send(endpoint: str, api_key: str, body: bytes, *, deadline: float, clock: Any) -> bytes:
+        bounds.append(deadline - clock())
+        return _answer(json.loads(body)["questions"])
+
+    outcome = run_observation(
+        prepare([[["a"]]]),
+        endpoint="http://127.0.0.1:9/v1/systemone",
+        api_key=KEY,
+        expected_model=MODEL,
+        timeout_ms=60000,
+        send=send,
+    )
+    assert outcome.error is None
+    (bound,) = bounds
+    assert 9.9 < bound <= c.REQUEST_BOUND_MS / 1000
+
+
+def test_injected_send_failure_codes_are_recorded() -> None:
+    def send(endpoint: str, api_key: str, body: bytes, *, deadline: float, clock: Any) -> bytes:
+        raise RequestFailed(c.REASON_INVALID_RESPONSE)
+
+    outcome = run_observation(
+        prepare([[["a"]]]),
+        endpoint="http://127.0.0.1:9/v1/systemone",
+        api_key=KEY,
+        expected_model=MODEL,
+        timeout_ms=1000,
+        send=send,
+    )
+    assert outcome.error == c.REASON_INVALID_RESPONSE
+    assert outcome.usage is None
+    assert outcome.model_returned is None
+
+
+def test_programming_error_in_the_client_is_internal_error() -> None:
+    def send(endpoint: str, api_key: str, body: bytes, *, deadline: float, clock: Any) -> bytes:
+        raise RuntimeError("bug")
+
+    with pytest.raises(PlanningFailure) as caught:
+        run_observation(
+            prepare([[["a"]], [["b"]]]),
+            endpoint="http://127.0.0.1:9/v1/systemone",
+            api_key=KEY,
+            expected_model=MODEL,
+            timeout_ms=1000,
+            send=send,
+        )
+    assert caught.value.code == c.FAILURE_INTERNAL_ERROR
+
+
+def test_https_observation(monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeJev(tls=True, scores=0.2) as server:
+        assert server.ca_bundle is not None
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", server.ca_bundle)
+        outcome = run(server, prepare([[["a"]], [["b"]]]))
+    assert outcome.error is None
+    assert [chunk.probabilities for chunk in outcome.observation.chunks] == [
+        {"a": 0.2},
+        {"b": 0.2},
+    ]
+
+
+_EXIT_SCRIPT = """
+import sys, threading
+from jev_select.models import DiffGroup, PlannedRequest, PreparedGroup, PreparedObservation
+from jev_select.observe import run_observation
+
+def never_returns(*args, **kwargs):
+    threading.Event().wait()
+
+group = PreparedGroup(DiffGroup(0, 0, 0, "", "", ()), "0" * 64, "0" * 64)
+requests = tuple(PlannedRequest(0, ("a",), b"{}") for _ in range(3))
+outcome = run_observation(
+    PreparedObservation((group,), requests),
+    endpoint="http://127.0.0.1:9/v1/systemone", api_key="k", expected_model="jev-1.13.0",
+    timeout_ms=300, send=never_returns,
+)
+print(outcome.error, [request.status for request in outcome.observation.requests], flush=True)
+"""
+
+
+def test_abandoned_requests_never_delay_process_exit() -> None:
+    root = Path(__file__).resolve().parent.parent
+    completed = subprocess.run(  # three workers stay blocked forever; exit must not wait
+        [sys.executable, "-c", _EXIT_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=root,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert completed.stdout.split()[0] == c.REASON_JEV_TIMEOUT
+    assert completed.stdout.count(repr(c.GROUP_FAILED)) == 3
