@@ -1,0 +1,186 @@
+"""One bounded HTTP exchange (spec §5.4, §8.1, §8.5): bounds, caps, redirects, credentials."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fakejev import FakeJev, Reply
+from requests.auth import AuthBase
+
+from jev_select import httpio
+from jev_select.httpio import (
+    BearerAuth,
+    HttpFailure,
+    HttpTimeout,
+    HttpTooLarge,
+    bounded_request,
+    run_with_deadline,
+)
+
+CAP = 1_048_576
+SLACK_S = 0.25
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeJev]:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with FakeJev() as fake:
+        yield fake
+
+
+def request(
+    url: str, *, bound: float = 2.0, cap: int = CAP, auth: AuthBase | None = None
+) -> httpio.HttpResponse:
+    return bounded_request(
+        "POST",
+        url,
+        headers={},
+        deadline=time.monotonic() + bound,
+        body_cap=cap,
+        data=b"{}",
+        auth=auth,
+    )
+
+
+def test_success_returns_status_and_body(server: FakeJev) -> None:
+    server.script(Reply.raw(b'{"ok":true}', status=200))
+    response = request(server.endpoint)
+    assert (response.status, response.body) == (200, b'{"ok":true}')
+
+
+@pytest.mark.parametrize("code", [301, 302, 307, 308, 401, 404, 429, 500, 503])
+def test_non_success_status_is_a_status_failure(server: FakeJev, code: int) -> None:
+    target = server.base_url + "/other"
+    server.script(Reply.status(code, {"Location": target, "Retry-After": "0"}))
+    with pytest.raises(HttpFailure) as caught:
+        request(server.endpoint)
+    assert (caught.value.kind, caught.value.status) == ("status", code)
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply.slow(5.0),
+        Reply.drip(0.02),
+        Reply.drip(5.0),
+        Reply.header_drip(0.02),
+        Reply.header_drip(5.0),
+    ],
+    ids=["slow-headers", "fast-drip", "slow-drip", "header-drip", "slow-header-drip"],
+)
+def test_bound_holds_in_every_phase(server: FakeJev, reply: Reply) -> None:
+    server.script(reply)
+    started = time.monotonic()
+    with pytest.raises(HttpTimeout):
+        request(server.endpoint, bound=0.3)
+    assert time.monotonic() - started < 0.3 + SLACK_S
+
+
+def test_bound_holds_during_a_stalled_tls_handshake() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        accepted: list[socket.socket] = []
+        threading.Thread(target=lambda: accepted.append(listener.accept()[0]), daemon=True).start()
+        started = time.monotonic()
+        with pytest.raises(HttpTimeout):
+            request(f"https://127.0.0.1:{listener.getsockname()[1]}/", bound=0.3)
+        assert time.monotonic() - started < 0.3 + SLACK_S
+        for connection in accepted:
+            connection.close()
+
+
+def test_bound_holds_over_https(server: FakeJev, monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeJev(tls=True) as tls_server:
+        assert tls_server.ca_bundle is not None
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", tls_server.ca_bundle)
+        assert request(tls_server.endpoint).status == 200
+        tls_server.script(Reply.header_drip(0.02))
+        started = time.monotonic()
+        with pytest.raises(HttpTimeout):
+            request(tls_server.endpoint, bound=0.3)
+        assert time.monotonic() - started < 0.3 + SLACK_S
+
+
+def test_expired_deadline_sends_nothing(server: FakeJev) -> None:
+    with pytest.raises(HttpTimeout):
+        request(server.endpoint, bound=0.0)
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["content-length", "chunked"])
+def test_body_cap(server: FakeJev, declared: bool) -> None:
+    server.script(Reply.oversized(declare_length=declared, size=1001))
+    with pytest.raises(HttpTooLarge):
+        request(server.endpoint, cap=1000)
+    server.script(Reply.oversized(declare_length=declared, size=1000))
+    assert len(request(server.endpoint, cap=1000).body) == 1000
+
+
+@pytest.mark.parametrize(
+    "reply", [Reply.reset_before_headers(), Reply.reset_after_headers()], ids=["before", "after"]
+)
+def test_connection_reset_is_a_transport_failure(server: FakeJev, reply: Reply) -> None:
+    server.script(reply)
+    with pytest.raises(HttpFailure) as caught:
+        request(server.endpoint)
+    assert caught.value.kind == "transport"
+    assert not isinstance(caught.value, HttpTimeout)
+
+
+def test_failures_carry_no_text_from_the_exchange(server: FakeJev) -> None:
+    server.script(Reply.status(500, body=b"SECRET-BODY"))
+    with pytest.raises(HttpFailure) as caught:
+        request(server.endpoint)
+    assert "SECRET" not in str(caught.value) + repr(caught.value.args)
+    assert caught.value.__cause__ is None
+
+
+def test_no_credentials_without_an_auth_object_even_with_netrc(
+    server: FakeJev, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    netrc = tmp_path / ".netrc"
+    netrc.write_text("machine 127.0.0.1 login user password NETRC-SECRET\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("NETRC", str(netrc))
+    request(server.endpoint)
+    request(server.endpoint, auth=BearerAuth("our-key"))
+    first, second = server.requests
+    assert first.header("Authorization") is None
+    assert second.header("Authorization") == "Bearer our-key"
+
+
+def test_bearer_auth_masks_its_secret() -> None:
+    assert "our-key" not in repr(BearerAuth("our-key"))
+
+
+def test_no_watchdog_threads_or_sockets_are_left_behind(server: FakeJev) -> None:
+    before = threading.active_count()
+    for _ in range(5):
+        request(server.endpoint)
+    assert threading.active_count() <= before + 1  # server handlers may still be closing
+
+
+def test_run_with_deadline_returns_raises_or_gives_up() -> None:
+    assert run_with_deadline(lambda: 42, 1.0) == 42
+
+    def broken() -> int:
+        raise HttpFailure("transport")
+
+    with pytest.raises(HttpFailure):
+        run_with_deadline(broken, 1.0)
+
+    release = threading.Event()
+    started = time.monotonic()
+    with pytest.raises(HttpTimeout):
+        run_with_deadline(lambda: release.wait(10), 0.2)
+    assert time.monotonic() - started < 0.2 + SLACK_S
+    release.set()
