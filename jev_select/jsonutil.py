@@ -35,11 +35,19 @@ def code_unit_key(text: str) -> bytes:
     return text.encode("utf-16-be", "surrogatepass")
 
 
+def _as_double(value: float | int) -> float:
+    """The nearest double, as JavaScript reads a number; integers beyond its range are infinite."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def format_number(value: float | int) -> str:
     """Format a number exactly as JavaScript's ``JSON.stringify`` does."""
     if isinstance(value, bool):
         raise TypeError("booleans are not numbers")
-    number = float(value)
+    number = _as_double(value)
     if not math.isfinite(number):
         raise ValueError("non-finite numbers have no JSON form")
     if number == 0:
@@ -81,10 +89,12 @@ def _encode(value: Any, indent: int | None, level: int, parts: list[str]) -> Non
     elif isinstance(value, str):
         parts.append(_encode_string(value))
     elif isinstance(value, int | float):
-        if isinstance(value, float) and not math.isfinite(value):
-            parts.append("null")
-        else:
+        # JSON.stringify writes a non-finite number as null; an integer too large for a double
+        # (copied from YAML, for example) is one of them.
+        if math.isfinite(_as_double(value)):
             parts.append(format_number(value))
+        else:
+            parts.append("null")
     elif isinstance(value, Mapping):
         _encode_items([(key, item) for key, item in value.items()], "{", "}", indent, level, parts)
     elif isinstance(value, Sequence):
