@@ -192,6 +192,12 @@ def _validator() -> Any:
 def _all_numbers_finite(value: Any) -> bool:
     if isinstance(value, float):
         return math.isfinite(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        # JSON readers hold numbers as doubles: an integer beyond their range is infinite.
+        try:
+            return math.isfinite(float(value))
+        except OverflowError:
+            return False
     if isinstance(value, Mapping):
         return all(_all_numbers_finite(item) for item in value.values())
     if isinstance(value, list | tuple):

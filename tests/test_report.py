@@ -495,6 +495,8 @@ INVALID_MUTATIONS: dict[str, tuple[str, Any]] = {
     "bad-observation-error": ("planned", lambda r: r.update(observation_error="fork")),
     "bad-version": ("planned", lambda r: r.update(version=4)),
     "boolean-as-integer": ("planned", lambda r: r.update(diff_bytes=True)),
+    # Beyond the double range: a JSON reader sees Infinity, which is never a valid number.
+    "integer-beyond-double": ("planned", lambda r: r["durations_ms"].update(total=10**400)),
     "uppercase-sha": ("planned", lambda r: r.update(tested_sha="C" * 40)),
     "score-above-one": (
         "planned",
