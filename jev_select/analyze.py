@@ -122,7 +122,11 @@ def _well_formed_result(entry: Any) -> bool:
     duration = entry.get(_DURATION_KEY)
     if isinstance(duration, bool) or not isinstance(duration, int | float):
         return False
-    if not math.isfinite(duration) or duration < 0:
+    try:
+        finite = math.isfinite(duration)
+    except OverflowError:  # an integer beyond the double range is not a finite number
+        finite = False
+    if not finite or duration < 0:
         return False
     return (
         _CLASSIFICATION_KEY not in entry or entry[_CLASSIFICATION_KEY] in c.FAILURE_CLASSIFICATIONS

@@ -278,6 +278,7 @@ def test_manual_labels_must_be_unique_known_ids(labels: Any) -> None:
         {"result": "success", "duration_ms": -1},
         {"result": "success", "duration_ms": float("inf")},
         {"result": "success", "duration_ms": float("nan")},
+        {"result": "success", "duration_ms": 10**400},
         {"result": "success", "duration_ms": True},
         {"result": "success", "duration_ms": "5"},
         {"result": "failure", "duration_ms": 1, "classification": "bug"},
