@@ -65,12 +65,15 @@ def server_origin(text: str) -> str | None:
     """The origin of ``GITHUB_SERVER_URL`` (spec §5.1), or None when it is not acceptable."""
     from .inputs import normalise_https_url
 
-    normalised = normalise_https_url(text, allow_path=True)
+    normalised = normalise_https_url(text, allow_path=False)
     if normalised is None:
         return None
-    scheme_end = normalised.index("://") + 3
-    if "/" in normalised[scheme_end:]:
-        return None  # a GHES path prefix is not an origin
+    # The path must be empty or exactly "/": dot segments or repeated slashes that normalise
+    # away are still a path, and a GHES path prefix is not an origin.
+    after_scheme = text[text.index("://") + 3 :]
+    slash = after_scheme.find("/")
+    if slash >= 0 and after_scheme[slash:] != "/":
+        return None
     return normalised
 
 
