@@ -13,7 +13,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from . import contracts as c
 from .environment import (
@@ -76,7 +76,14 @@ class InvocationError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser that never prints what was typed: errors become ``invalid-invocation``."""
+    """An argument parser that never prints what was typed: errors become ``invalid-invocation``.
+
+    Abbreviated long options are refused: ``--remo`` is an unknown flag, not ``--remote``.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise InvocationError()

@@ -336,3 +336,60 @@ def test_report_is_valid_json_with_two_space_indentation(tmp_path: Path) -> None
         "tasks",
         "observation",
     ]
+
+
+# ---------------------------------------------------------------------------------------------
+# In-process runs of the command: invocation rules, masks and the choice of diagnostic
+# ---------------------------------------------------------------------------------------------
+
+
+def run_in_process(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    environ: dict[str, str],
+    *args: str,
+) -> tuple[int, str, str]:
+    from jev_select import cli
+
+    monkeypatch.setattr(cli, "process_environment", lambda: dict(environ))
+    code = cli.main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def error_lines(stdout: str) -> list[str]:
+    return [line for line in stdout.split("\n") if line.startswith("::error::")]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plan", "--remo", "https://example.invalid/repo.git"],
+        ["plan", "--remote=https://example.invalid/repo.git", "--task", "x"],
+        ["analyze", "--form", "table", "a", "b"],
+    ],
+)
+def test_abbreviated_flags_are_unknown_flags(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+) -> None:
+    environ = make_env(tmp_path, **{"api-key": ""}).environ()
+    code, out, err = run_in_process(monkeypatch, capsys, environ, *args)
+    assert code == 1
+    assert err == ""
+    assert error_lines(out) == ["::error::" + failure_message(c.FAILURE_INVALID_INVOCATION)]
+    assert not Path(environ["GITHUB_OUTPUT"]).exists()
+
+
+def test_abbreviated_flags_are_refused_in_local_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tasks = tmp_path / "tasks.yml"
+    tasks.write_text("unit:\n  description: Unit tests.\n", "utf-8")
+    environ = {"PATH": os.environ.get("PATH", "")}
+    code, out, err = run_in_process(monkeypatch, capsys, environ, "plan", "--tasks", str(tasks))
+    assert code == 1
+    assert out == ""
+    assert err == failure_message(c.FAILURE_INVALID_INVOCATION) + "\n"
