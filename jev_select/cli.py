@@ -146,6 +146,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     github_mode = environ.get("GITHUB_ACTIONS") == "true"
     diagnostics = sys.stdout if github_mode else sys.stderr
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if github_mode and arguments[:1] == [c.COMMAND_PLAN]:
+        # Masks come before anything else, even before the command line is checked.
+        _print_masks(environ)
     try:
         parser = _build_parser()
         try:
@@ -198,15 +201,19 @@ def run_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
-    out = sys.stdout
+def _print_masks(environ: Mapping[str, str]) -> None:
     secrets = (
         environ.get(_INPUT_ENV[c.INPUT_API_KEY]),
         environ.get(_INPUT_ENV[c.INPUT_GITHUB_TOKEN]),
     )
     for line in mask_commands(*secrets):
-        out.write(line + "\n")
-    out.flush()
+        sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    """GitHub mode; ``main`` has already printed the masks."""
+    out = sys.stdout
     report_path: str | None = None
     try:
         if any(getattr(namespace, name) is not None for name in _LOCAL_ONLY_FLAGS):

@@ -393,3 +393,29 @@ def test_abbreviated_flags_are_refused_in_local_mode(
     assert code == 1
     assert out == ""
     assert err == failure_message(c.FAILURE_INVALID_INVOCATION) + "\n"
+
+
+def test_masks_come_before_an_invocation_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    environ = make_env(tmp_path).environ()
+    code, out, err = run_in_process(monkeypatch, capsys, environ, "plan", "--no-such-flag")
+    assert code == 1
+    assert err == ""
+    lines = out.rstrip("\n").split("\n")
+    assert f"::add-mask::{API_KEY_SENTINEL}" in lines[:-1]
+    assert f"::add-mask::{TOKEN_SENTINEL}" in lines[:-1]
+    assert all(line.startswith("::add-mask::") for line in lines[:-1])
+    assert lines[-1] == "::error::" + failure_message(c.FAILURE_INVALID_INVOCATION)
+
+
+def test_masks_are_printed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    environ = make_env(tmp_path).environ()
+    remote = (tmp_path / "missing").as_uri()
+    code, out, _ = run_in_process(
+        monkeypatch, capsys, {**environ, "INPUT_API_KEY": ""}, "plan", "--remote", remote
+    )
+    assert code == 0
+    assert out.count(f"::add-mask::{TOKEN_SENTINEL}\n") == 1
