@@ -181,9 +181,15 @@ def _emit_error(message: str, stream: TextIO, github_mode: bool) -> None:
 
 
 def _failure_text(error: BaseException) -> str:
-    if isinstance(error, InputError) and error.field in c.INPUT_CONSTRAINTS:
+    # Only the genuine exception types with a known field or code choose the text; anything else
+    # (a subclass, a field that is not a string) is an internal error.
+    if (
+        type(error) is InputError
+        and isinstance(error.field, str)
+        and error.field in c.INPUT_CONSTRAINTS
+    ):
         return input_error_message(error.field)
-    if isinstance(error, PlanningFailure):
+    if type(error) is PlanningFailure and isinstance(error.code, str):
         return failure_message(error.code)
     return failure_message(c.FAILURE_INTERNAL_ERROR)
 

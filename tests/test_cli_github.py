@@ -15,7 +15,7 @@ import pytest
 from cliutil import API_KEY_SENTINEL, BASE_SHA, HEAD_SHA, MERGE_SHA, TOKEN_SENTINEL, GitHubEnv
 
 from jev_select import contracts as c
-from jev_select.errors import failure_message, input_error_message
+from jev_select.errors import InputError, PlanningFailure, failure_message, input_error_message
 from jev_select.planblock import read_plan_block
 
 TASKS = """
@@ -419,3 +419,74 @@ def test_masks_are_printed_once(
     )
     assert code == 0
     assert out.count(f"::add-mask::{TOKEN_SENTINEL}\n") == 1
+
+
+def test_help_in_github_mode_keeps_stderr_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    environ = make_env(tmp_path).environ()
+    for args in (["--help"], ["plan", "--help"], ["--version"]):
+        code, out, err = run_in_process(monkeypatch, capsys, environ, *args)
+        assert code == 0
+        assert err == ""
+        assert out
+        assert API_KEY_SENTINEL not in "\n".join(
+            line for line in out.split("\n") if not line.startswith("::add-mask::")
+        )
+
+
+class _DerivedInputError(InputError):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (InputError("mode"), input_error_message("mode")),
+        (InputError("remote"), input_error_message("remote")),
+        (InputError("not-a-field"), failure_message(c.FAILURE_INTERNAL_ERROR)),
+        (InputError(["mode"]), failure_message(c.FAILURE_INTERNAL_ERROR)),  # type: ignore[arg-type]
+        (_DerivedInputError("mode"), failure_message(c.FAILURE_INTERNAL_ERROR)),
+        (PlanningFailure(c.FAILURE_MERGE_UNAVAILABLE), failure_message("merge-unavailable")),
+        (PlanningFailure("SECRET-made-up-code"), failure_message(c.FAILURE_INTERNAL_ERROR)),
+        (PlanningFailure(["x"]), failure_message(c.FAILURE_INTERNAL_ERROR)),  # type: ignore[arg-type]
+        (RuntimeError("SECRET exception text"), failure_message(c.FAILURE_INTERNAL_ERROR)),
+        (KeyError("SECRET"), failure_message(c.FAILURE_INTERNAL_ERROR)),
+    ],
+)
+def test_only_genuine_errors_choose_the_diagnostic(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    error: Exception,
+    expected: str,
+) -> None:
+    from jev_select import cli
+
+    def raising(*_args: object, **_kwargs: object) -> object:
+        raise error
+
+    monkeypatch.setattr(cli, "run_analysis", raising)
+    environ = make_env(tmp_path).environ()
+    code, out, err = run_in_process(monkeypatch, capsys, environ, "plan")
+    assert code == 1
+    assert err == ""
+    assert "Traceback" not in out
+    assert "SECRET" not in out
+    assert error_lines(out) == ["::error::" + expected]
+    assert not Path(environ["GITHUB_OUTPUT"]).exists()
+    assert list(Path(environ["RUNNER_TEMP"]).glob("jev-select-report-*")) == []
+
+
+def test_local_mode_unexpected_error_is_internal_error_on_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jev_select import cli
+
+    def raising(*_args: object, **_kwargs: object) -> object:
+        raise ValueError("SECRET")
+
+    monkeypatch.setattr(cli, "_local_inputs", raising)
+    code, out, err = run_in_process(monkeypatch, capsys, {}, "plan", "--tasks-file", "x")
+    assert (code, out) == (1, "")
+    assert err == failure_message(c.FAILURE_INTERNAL_ERROR) + "\n"
