@@ -328,8 +328,15 @@ def _github_commits(inputs: Inputs, context: GitHubContext) -> tuple[Commits, bo
     return commits, False, False
 
 
+def _no_action_metadata(_owner: str, _repo: str, _path: str, _ref: str) -> str:
+    return ""  # not an action file: the action becomes a metadata gap of its task
+
+
 def _action_fetcher(server_origin: str, api_url: str | None, inputs: Inputs) -> ActionFetcher:
-    root = api_root(server_origin, api_url) or c.GITHUB_DEFAULT_API_URL
+    root = api_root(server_origin, api_url)
+    if root is None:
+        # An unusable GITHUB_API_URL must not send the token to another host: no lookups at all.
+        return _no_action_metadata
     return GitHubApi(root, inputs.github_token).fetch_action
 
 

@@ -490,3 +490,27 @@ def test_local_mode_unexpected_error_is_internal_error_on_stderr(
     code, out, err = run_in_process(monkeypatch, capsys, {}, "plan", "--tasks-file", "x")
     assert (code, out) == (1, "")
     assert err == failure_message(c.FAILURE_INTERNAL_ERROR) + "\n"
+
+
+def test_an_unusable_api_url_sends_no_token_anywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jev_select import cli
+    from jev_select.inputs import parse_inputs
+    from jev_select.metadata import ActionFile
+
+    constructed: list[str] = []
+
+    class RecordingApi:
+        def __init__(self, root: str, token: str) -> None:
+            constructed.append(root)
+
+        def fetch_action(self, *_args: str) -> str:
+            return ""
+
+    monkeypatch.setattr(cli, "GitHubApi", RecordingApi)
+    inputs = parse_inputs({"tasks": "{}", "github-token": TOKEN_SENTINEL})
+    fetch = cli._action_fetcher("https://ghes.example", "http://ghes.example/api/v3", inputs)
+    assert not isinstance(fetch("octo", "setup", "", "v1"), ActionFile)
+    assert constructed == []
+    cli._action_fetcher("https://ghes.example", None, inputs)
+    cli._action_fetcher("https://github.com", "https://API.github.com/", inputs)
+    assert constructed == ["https://ghes.example/api/v3", "https://api.github.com"]
