@@ -131,8 +131,12 @@ def write_outputs(path: str, pairs: Sequence[tuple[str, str]]) -> None:
 def append_summary(path: str, text: str) -> bool:
     """Append the step summary; False when it could not be written (a warning, not a failure)."""
     try:
-        with open(path, "a", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    try:
+        with open(path, "ab") as handle:
+            handle.write(data)
     except OSError:
         return False
     return True
