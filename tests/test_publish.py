@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -11,7 +12,6 @@ import pytest
 from cliutil import parse_output_file
 
 from jev_select import contracts as c
-from jev_select import publish
 from jev_select.errors import PlanningFailure
 from jev_select.publish import (
     append_summary,
@@ -114,7 +114,7 @@ def test_failed_write_leaves_no_directory(tmp_path: Path, monkeypatch: pytest.Mo
     def failing_replace(*_args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(publish.os, "replace", failing_replace)
+    monkeypatch.setattr(os, "replace", failing_replace)
     with pytest.raises(PlanningFailure) as caught:
         write_report("{}\n", str(tmp_path))
     assert caught.value.code == c.FAILURE_REPORT_UNWRITABLE
@@ -151,7 +151,7 @@ def test_a_delimiter_found_in_the_value_or_name_is_regenerated(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     draws = iter(["0" * 32, "1" * 32, "2" * 32])
-    monkeypatch.setattr(publish.secrets, "token_hex", lambda _n: next(draws))
+    monkeypatch.setattr(secrets, "token_hex", lambda _n: next(draws))
     colliding = c.OUTPUT_DELIMITER_PREFIX + "0" * 32
     other = c.OUTPUT_DELIMITER_PREFIX + "1" * 32
     text = format_outputs([("x", f"a{colliding}b"), (other, "v")])
@@ -169,7 +169,7 @@ def test_outputs_are_appended_in_one_write(tmp_path: Path, monkeypatch: pytest.M
         writes.append(len(data))
         return real_write(descriptor, data)
 
-    monkeypatch.setattr(publish.os, "write", counting_write)
+    monkeypatch.setattr(os, "write", counting_write)
     write_outputs(str(path), PAIRS)
     assert len(writes) == 1
     text = path.read_text()
@@ -196,7 +196,7 @@ def test_a_failed_write_restores_the_output_file(
             return real_write(descriptor, bytes(data[:10]))
         raise OSError("disk full")
 
-    monkeypatch.setattr(publish.os, "write", partial_then_fail)
+    monkeypatch.setattr(os, "write", partial_then_fail)
     with pytest.raises(PlanningFailure) as caught:
         write_outputs(str(path), PAIRS)
     assert caught.value.code == c.FAILURE_OUTPUT_UNWRITABLE
