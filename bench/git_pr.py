@@ -15,6 +15,7 @@ reads) against ``durations_ms.total`` and the process wall time.
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,7 @@ def _line(index: int, fill: str) -> str:
     return f"{index:03d}{fill}\n"
 
 
-def build(root: Path) -> tuple[GitRepo, str, str, str, int]:
+def build(root: Path) -> tuple[GitRepo, str, str, str]:
     repo = GitRepo.init(root / "origin")
     files: dict[str | bytes, Any] = {".github/workflows/ci.yml": WORKFLOW}
     for index in range(FILES):
@@ -70,8 +71,7 @@ def build(root: Path) -> tuple[GitRepo, str, str, str, int]:
     changes: dict[str | bytes, Any] = {_path(index): _line(index, "n") for index in range(FILES)}
     head = repo.commit(changes, parents=[base], branch="feature")
     merge = repo.merge(base, head)
-    patch = repo.git("diff", base, merge)
-    return repo, base, head, merge, len(patch)
+    return repo, base, head, merge
 
 
 def main() -> None:
@@ -81,7 +81,7 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     with FakeJev(tls=True, scores=0.5) as jev, tempfile.TemporaryDirectory() as temp:
         root = Path(temp)
-        repo, base, head, merge, patch_bytes = build(root)
+        repo, base, head, merge = build(root)
         assert jev.ca_bundle is not None
         for attempt in range(runs):
             env = github_environment(
@@ -103,7 +103,6 @@ def main() -> None:
             if run.code != 0:
                 raise SystemExit(f"plan failed: {run.stdout.strip()}")
             report_path = next(Path(env["RUNNER_TEMP"]).glob("jev-select-report-*/report.json"))
-            import json
 
             report = json.loads(report_path.read_text("utf-8"))
             durations = report["durations_ms"]
@@ -144,7 +143,7 @@ def main() -> None:
         {
             "history_commits": HISTORY,
             "changed_files": FILES,
-            "patch_bytes": patch_bytes,
+            "patch_bytes": rows[0]["diff_bytes"],
             "runs": rows,
             "median_wall_ms": wall,
             "median_total_ms": total,
