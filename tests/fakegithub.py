@@ -1,4 +1,4 @@
-"""A local stand-in for the GitHub REST API, served on 127.0.0.1 over plain HTTP.
+"""A local stand-in for the GitHub REST API, served on 127.0.0.1 over plain HTTP or HTTPS.
 
 It answers the three lookups jev-select makes (pulls, commits, contents) from data the test
 registers, records every request with its headers, and can be scripted per path to answer with
@@ -11,6 +11,10 @@ Usage::
         sha = fake.add_action("acme/setup", "v1", {"action.yml": "name: Setup\\n"})
         fake.script("/repos/acme/setup/commits/v2", FakeResponse.redirect("https://x.invalid/"))
         api = GitHubApi(fake.url, "token")
+
+With ``tls=True`` the server speaks HTTPS with a certificate from a throwaway ``trustme`` CA;
+``ca_bundle`` is the path of that CA's PEM file (point ``REQUESTS_CA_BUNDLE`` at it, or at a
+concatenation with other test CAs).
 """
 
 from __future__ import annotations
@@ -18,11 +22,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import shutil
+import ssl
+import tempfile
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -71,11 +79,22 @@ class RecordedRequest:
     headers: Mapping[str, str]  # header names lower-cased
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that hang up or refuse the certificate are part of the tests; stay quiet."""
+
+
 class FakeGitHub:
     """The fake server. ``url`` is the API root (with ``prefix``, without a trailing slash)."""
 
-    def __init__(self, prefix: str = "") -> None:
+    def __init__(self, prefix: str = "", *, tls: bool = False) -> None:
         self.prefix = prefix.rstrip("/")
+        self.tls = tls
+        self.ca_bundle: str | None = None
+        self._tempdir: str | None = None
         self.requests: list[RecordedRequest] = []
         self._routes: dict[str, FakeResponse] = {}
         self._scripted: dict[str, FakeResponse] = {}
@@ -91,11 +110,27 @@ class FakeGitHub:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
+        self._server = _QuietServer(("127.0.0.1", 0), Handler)
+        if tls:
+            self._serve_tls()
         self._thread = threading.Thread(
             target=self._server.serve_forever, args=(0.02,), daemon=True
+        )
+
+    def _serve_tls(self) -> None:
+        import trustme
+
+        authority = trustme.CA()
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        authority.issue_cert("127.0.0.1", "localhost").configure_cert(context)
+        self._tempdir = tempfile.mkdtemp(prefix="fakegithub-")
+        bundle = Path(self._tempdir) / "ca.pem"
+        authority.cert_pem.write_to_path(str(bundle))
+        self.ca_bundle = str(bundle)
+        # The handshake runs in the handler thread, so a client that never finishes it cannot
+        # stall the accept loop.
+        self._server.socket = context.wrap_socket(
+            self._server.socket, server_side=True, do_handshake_on_connect=False
         )
 
     # ---- lifecycle ----------------------------------------------------------------------------
@@ -107,11 +142,15 @@ class FakeGitHub:
     def __exit__(self, *_exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+        if self._tempdir is not None:
+            shutil.rmtree(self._tempdir, ignore_errors=True)
+            self._tempdir = None
 
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}{self.prefix}"
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://{host!s}:{port}{self.prefix}"
 
     # ---- registering data ---------------------------------------------------------------------
 
