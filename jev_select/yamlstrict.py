@@ -53,6 +53,9 @@ _FLOAT_FORM = re.compile(
 )
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class YamlStrictError(ValueError):
     """The text is not acceptable strict YAML. Deliberately carries no detail of the text."""
 
@@ -94,6 +97,10 @@ def _scalar_text(node: Node) -> str:
         raise YamlStrictError
     text = node.value
     if not isinstance(text, str):
+        raise YamlStrictError
+    # A "\ud800" escape yields a lone surrogate: not a Unicode character, and text that could
+    # never be written as UTF-8 (hashes, request bodies) would fail far from the parser.
+    if _SURROGATE.search(text):
         raise YamlStrictError
     return text
 

@@ -313,3 +313,29 @@ def test_error_type() -> None:
     error = YamlStrictError()
     assert isinstance(error, ValueError)
     assert str(error) == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'a: "\\ud800"',
+        'a: "tests \\udfff"',
+        'a: "\\ud83d\\ude00"',  # two escaped halves are two lone surrogates in YAML
+        '"\\udc00": 1',
+        'a: [x, "\\ud800"]',
+    ],
+)
+def test_lone_surrogate_escapes_are_refused(text: str) -> None:
+    with pytest.raises(YamlStrictError):
+        load_strict(text)
+
+
+def test_astral_escapes_and_literal_backslashes_are_fine() -> None:
+    assert load_strict('a: "\\U0001F600 é"') == {"a": "\U0001f600 é"}
+    assert load_strict("a: '\\ud800'") == {"a": "\\ud800"}
+
+
+def test_surrogate_in_a_description_is_a_tasks_error_not_a_crash() -> None:
+    with pytest.raises(InputError) as caught:
+        parse_tasks('unit:\n  description: "Runs the tests \\ud800"\n')
+    assert caught.value.field == c.INPUT_TASKS
