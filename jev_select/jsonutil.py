@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -172,15 +173,39 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    # Iterative: the parser already bounded the depth, and recursion here must not fail first.
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
+
+
 def strict_loads(data: bytes | str) -> Any:
     """Parse strict JSON: UTF-8, no duplicate keys at any depth, no NaN or Infinity.
 
-    Raises ``JsonError`` (never carrying the text) on any failure.
+    A ``\\ud800`` escape that leaves a lone surrogate is refused too: such a string is not UTF-8
+    text and would fail wherever it is written again. Raises ``JsonError`` (never carrying the
+    text) on any failure.
     """
     try:
         text = data.decode("utf-8", "strict") if isinstance(data, bytes) else data
-        return json.loads(text, object_pairs_hook=_unique_object, parse_constant=_reject_constant)
+        value = json.loads(text, object_pairs_hook=_unique_object, parse_constant=_reject_constant)
     except JsonError:
         raise
     except (ValueError, RecursionError, UnicodeDecodeError):
         raise JsonError("not strict JSON") from None
+    if _has_lone_surrogate(value):
+        raise JsonError("not strict JSON")
+    return value

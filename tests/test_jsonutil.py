@@ -204,3 +204,45 @@ def test_sort_keys_deep_and_canonical_json_use_code_units_and_keep_arrays() -> N
 def test_large_safe_integers_print_exactly() -> None:
     assert compact_json(9007199254740991) == "9007199254740991"
     assert compact_json(sys.maxsize) == format_number(float(sys.maxsize))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['"\\ud800"', '{"a": ["x", "\\udc00"]}', '{"\\ud800": 1}', '["\\ude00\\ud83d"]'],
+)
+def test_strict_loads_refuses_lone_surrogates(text: str) -> None:
+    with pytest.raises(JsonError):
+        strict_loads(text)
+
+
+def test_strict_loads_keeps_escaped_pairs_and_literal_backslashes() -> None:
+    assert strict_loads('"\\ud83d\\ude00"') == "\U0001f600"
+    assert strict_loads('"\\\\ud800"') == "\\ud800"
+
+
+def test_a_manifest_with_a_lone_surrogate_is_a_metadata_gap_not_a_crash() -> None:
+    from jev_select import contracts as c
+    from jev_select.metadata import resolve_metadata
+    from jev_select.questions import build_questions
+    from jev_select.tasks import parse_tasks
+
+    tasks = parse_tasks(
+        "unit:\n  description: Unit.\n  jobs: [{workflow: .github/workflows/ci.yml}]\n"
+    )
+    files = {
+        ".github/workflows/ci.yml": b"jobs:\n  test:\n    steps:\n      - run: npm run unit\n",
+        "package.json": b'{"scripts": {"unit": "jest \\ud800"}}',
+    }
+    result = resolve_metadata(
+        tasks,
+        read_file=files.get,
+        fetch_action=lambda *_args: "missing",
+        repository="octo/app",
+        commit="a" * 40,
+    )
+    entry = result.evidence["unit"]
+    assert entry.incomplete
+    assert entry.job_metadata is not None
+    assert entry.job_metadata["warnings"] == [c.WARN_PACKAGE_MANIFEST_INVALID + "package.json"]
+    body = compact_json(build_questions({"unit": entry.evidence}))
+    body.encode("utf-8")
