@@ -1,0 +1,166 @@
+"""Supply chain: what the action and the examples pull in, and how the install is verified.
+
+- every nested ``uses:`` of ``action.yml`` and every third-party ``uses:`` of the examples is pinned
+  by a full 40-hex commit SHA; the only tag reference allowed is the examples' reference to this
+  very action, under its published name and release tag (the README's name);
+- every runtime dependency in ``pyproject.toml`` has a lower and an upper bound;
+- ``requirements.lock`` pins every package exactly, with at least one ``--hash``, and names no
+  other index, URL or editable source;
+- the action installs only with ``--require-hashes`` and wheels;
+- ``zizmor`` (offline) finds nothing in the action and the example workflows.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parent.parent
+ACTION = ROOT / "action.yml"
+LOCK = ROOT / "requirements.lock"
+WORKFLOWS = sorted((ROOT / "examples").glob("*/.github/workflows/*.y*ml"))
+PUBLISHED_ACTION = "typesafe-ai/jev-select"
+RELEASE_TAG = "v0.1.0"
+SHA_PINNED = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(?:/[^@\s]+)?@[0-9a-f]{40}")
+PIN_LINE = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;]+)")
+HASH_LINE = re.compile(r"--hash=sha256:[0-9a-f]{64}")
+
+
+def _uses(node: Any) -> Iterator[str]:
+    """Every ``uses`` value in a parsed workflow or action, at any depth (steps and jobs)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "uses" and isinstance(value, str):
+                yield value
+            else:
+                yield from _uses(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _uses(item)
+
+
+def _load(path: Path) -> Any:
+    return yaml.safe_load(path.read_text("utf-8"))
+
+
+def test_the_examples_exist() -> None:
+    assert len(WORKFLOWS) >= 5
+
+
+def test_every_action_step_is_pinned_by_commit_sha() -> None:
+    references = list(_uses(_load(ACTION)))
+    assert references, "the composite action uses at least setup-python"
+    for reference in references:
+        assert SHA_PINNED.fullmatch(reference), reference
+
+
+@pytest.mark.parametrize("workflow", WORKFLOWS, ids=[str(p.relative_to(ROOT)) for p in WORKFLOWS])
+def test_every_example_reference_is_pinned(workflow: Path) -> None:
+    for reference in _uses(_load(workflow)):
+        if reference.startswith("./"):
+            continue  # a file of the consumer's own repository
+        if reference.split("@")[0].endswith("/jev-select"):
+            # Examples name this action's release; the comment on that line tells readers to
+            # pin the release commit. Any other owner would point users at someone else's code.
+            assert reference == f"{PUBLISHED_ACTION}@{RELEASE_TAG}", (workflow, reference)
+            continue
+        assert SHA_PINNED.fullmatch(reference), (workflow, reference)
+        assert not reference.startswith("docker://"), (workflow, reference)
+
+
+def test_runtime_dependencies_have_lower_and_upper_bounds() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    dependencies = [Requirement(text) for text in project["dependencies"]]
+    assert dependencies
+    for requirement in dependencies:
+        operators = {spec.operator for spec in requirement.specifier}
+        assert operators & {">=", ">", "~=", "=="}, f"{requirement.name} needs a lower bound"
+        assert operators & {"<", "<=", "~=", "=="}, f"{requirement.name} needs an upper bound"
+        assert requirement.url is None, f"{requirement.name} must come from the index"
+
+
+def _lock_entries() -> dict[str, tuple[str, list[str]]]:
+    entries: dict[str, tuple[str, list[str]]] = {}
+    current: str | None = None
+    for raw in LOCK.read_text("utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("--hash="):
+            assert current is not None, "a hash belongs to the pin above it"
+            assert HASH_LINE.fullmatch(line.rstrip(" \\")), line
+            entries[current][1].append(line)
+            continue
+        assert not line.startswith("-"), f"no pip options in the lock: {line}"
+        assert "://" not in line, f"no direct references: {line}"
+        assert " @ " not in line, f"no direct references: {line}"
+        match = PIN_LINE.match(line)
+        assert match is not None, f"only exact pins: {line}"
+        current = canonicalize_name(match[1])
+        assert current not in entries, f"{current} is pinned twice"
+        entries[current] = (match[2], [])
+    return entries
+
+
+def test_the_lock_pins_every_package_with_hashes() -> None:
+    entries = _lock_entries()
+    assert entries
+    for name, (version, hashes) in entries.items():
+        assert hashes, f"{name}=={version} has no hash"
+
+
+def test_the_lock_covers_every_runtime_dependency() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    entries = _lock_entries()
+    for text in project["dependencies"]:
+        requirement = Requirement(text)
+        name = canonicalize_name(requirement.name)
+        assert name in entries, f"{name} is not locked"
+        assert requirement.specifier.contains(entries[name][0]), f"{name} lock outside range"
+
+
+def test_the_action_installs_only_hashed_wheels() -> None:
+    steps = _load(ACTION)["runs"]["steps"]
+    installs = [
+        line
+        for step in steps
+        for line in str(step.get("run", "")).splitlines()
+        if "pip install" in line
+    ]
+    assert installs
+    locked = [line for line in installs if "requirements.lock" in line]
+    assert len(locked) == 1
+    assert "--require-hashes" in locked[0]
+    assert "--only-binary :all:" in locked[0]
+    for line in installs:
+        if line not in locked:
+            # The package itself: no dependency resolution and no build isolation download.
+            assert "--no-deps" in line
+            assert "--no-build-isolation" in line
+
+
+def test_zizmor_finds_nothing() -> None:
+    zizmor = ROOT / ".venv" / "bin" / "zizmor"
+    program = str(zizmor) if zizmor.exists() else shutil.which("zizmor")
+    if program is None:
+        pytest.skip("zizmor is not installed")
+    completed = subprocess.run(
+        [program, "--offline", "--no-progress", str(ACTION), *map(str, WORKFLOWS)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "zizmor" in (ROOT / ".ci" / "lint.sh").read_text("utf-8"), "CI runs it too"
