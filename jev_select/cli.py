@@ -146,10 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     github_mode = environ.get("GITHUB_ACTIONS") == "true"
     diagnostics = sys.stdout if github_mode else sys.stderr
     arguments = list(sys.argv[1:] if argv is None else argv)
-    if github_mode and arguments[:1] == [c.COMMAND_PLAN]:
-        # Masks come before anything else, even before the command line is checked.
-        _print_masks(environ)
     try:
+        if github_mode and arguments[:1] == [c.COMMAND_PLAN]:
+            # Masks come before anything else, even before the command line is checked.
+            _print_masks(environ)
         parser = _build_parser()
         try:
             namespace = parser.parse_args(arguments)
@@ -213,8 +213,23 @@ def _print_masks(environ: Mapping[str, str]) -> None:
         environ.get(_INPUT_ENV[c.INPUT_GITHUB_TOKEN]),
     )
     for line in mask_commands(*secrets):
-        sys.stdout.write(line + "\n")
+        _write_raw_line(line)
+
+
+def _write_raw_line(line: str) -> None:
+    """Write ``line`` with the bytes it came from: an environment value that was not UTF-8
+    holds escaped bytes, and a mask only works on the exact bytes."""
+    try:
+        data = (line + "\n").encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        data = (line + "\n").encode("utf-8", "replace")
     sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8", "replace"))
+    else:
+        buffer.write(data)
+        buffer.flush()
 
 
 def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:

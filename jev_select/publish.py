@@ -32,9 +32,17 @@ def _escape_command_value(value: str) -> str:
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def git_basic_credential(token: str) -> str:
-    """The Base64 form of the token as the git credential header carries it (spec §6.2)."""
-    return base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
+def git_basic_credential(token: str) -> str | None:
+    """The Base64 form of the token as the git credential header carries it (spec §6.2).
+
+    A token read from an environment that was not valid UTF-8 holds escaped bytes; they are
+    encoded back to those bytes. ``None`` when the text has no byte form at all.
+    """
+    try:
+        raw = token.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return None
+    return base64.b64encode(b"x-access-token:" + raw).decode("ascii")
 
 
 def mask_commands(api_key: str | None, github_token: str | None) -> list[str]:
@@ -48,7 +56,9 @@ def mask_commands(api_key: str | None, github_token: str | None) -> list[str]:
             continue
         candidates = [raw, trimmed, *raw.splitlines(), *trimmed.splitlines()]
         if raw is github_token:
-            candidates.append(git_basic_credential(trimmed))
+            header_form = git_basic_credential(trimmed)
+            if header_form is not None:
+                candidates.append(header_form)
         for candidate in candidates:
             if candidate.strip(c.WHITESPACE) and candidate not in values:
                 values.append(candidate)

@@ -514,3 +514,23 @@ def test_an_unusable_api_url_sends_no_token_anywhere(monkeypatch: pytest.MonkeyP
     cli._action_fetcher("https://ghes.example", None, inputs)
     cli._action_fetcher("https://github.com", "https://API.github.com/", inputs)
     assert constructed == ["https://ghes.example/api/v3", "https://api.github.com"]
+
+
+def test_a_token_that_is_not_utf8_is_masked_and_the_run_succeeds(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    env = make_env(tmp_path, **{"github-token": "ghs_\udcffSECRET", "api-key": ""})
+    environ = env.environ()
+    completed = subprocess.run(
+        [sys.executable, "-m", "jev_select", "plan", "--remote", (tmp_path / "x").as_uri()],
+        env=environ,
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    assert completed.returncode == 0
+    assert completed.stderr == b""
+    lines = completed.stdout.split(b"\n")
+    assert lines[0] == b"::add-mask::ghs_\xffSECRET"
+    assert b"SECRET" not in b"\n".join(line for line in lines if b"::add-mask::" not in line)

@@ -223,3 +223,12 @@ def test_unwritable_summary_is_reported_not_raised(tmp_path: Path) -> None:
 def test_unencodable_summary_is_reported_not_raised(tmp_path: Path) -> None:
     path = tmp_path / "summary.md"
     assert append_summary(str(path), "lone surrogate \ud800") is False
+
+
+def test_a_token_that_was_not_utf8_is_masked_by_its_bytes() -> None:
+    # os.environ holds undecodable bytes as surrogate escapes (\udcff stands for byte 0xff).
+    token = "tok\udcffen"
+    values = masked(mask_commands(None, token))
+    assert values[0] == token
+    assert base64.b64encode(b"x-access-token:tok\xffen").decode() in values
+    assert masked(mask_commands(None, "\ud800x")) == ["\ud800x"]
