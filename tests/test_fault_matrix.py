@@ -242,11 +242,16 @@ class Row:
         if self.failure is not None:
             return f"exit 1, `{self.failure}`, nothing published"
         text = f"exit 0, `{self.status}`"
-        if self.observation_error is not None:
-            text += f", observation_error `{self.observation_error}`"
         if self.warning is not None:
             text += ", summary warning"
         return text
+
+    @property
+    def reason(self) -> str:
+        """The reason a candidate task carries (``docs``: no deterministic rule applies)."""
+        if self.failure is not None or self.reasons is None:
+            return ""
+        return ", ".join(f"`{code}`" for code in self.reasons["docs"])
 
 
 def provider(
@@ -871,11 +876,25 @@ def test_matrix_covers_the_brief() -> None:
     assert kinds.count("environment") >= 5
 
 
+def test_reliability_doc_lists_this_matrix() -> None:
+    document = Path(__file__).resolve().parent.parent / "docs" / "reliability.md"
+    assert matrix_markdown() in document.read_text("utf-8"), (
+        "regenerate the table: python tests/test_fault_matrix.py"
+    )
+
+
 def matrix_markdown() -> str:
     """The table of docs/reliability.md."""
-    lines = ["| Kind | Row | Fault | Outcome | Requests |", "| --- | --- | --- | --- | --- |"]
+    lines = [
+        "| Kind | Row | Fault | Outcome | Candidate reason | `observation_error` | Requests |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for row in ROWS:
-        lines.append(f"| {row.kind} | `{row.id}` | {row.fault} | {row.outcome} | {row.requests} |")
+        error = f"`{row.observation_error}`" if row.observation_error else ""
+        lines.append(
+            f"| {row.kind} | `{row.id}` | {row.fault} | {row.outcome} | {row.reason} | {error} "
+            f"| {row.requests} |"
+        )
     return "\n".join(lines) + "\n"
 
 
