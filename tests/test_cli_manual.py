@@ -215,6 +215,16 @@ def assert_complete_outputs(result: CliRun, tested_sha: str) -> dict[str, str]:
     return outputs
 
 
+def assert_pull_request_commits(result: CliRun, pr: ManualPullRequest, tested: str) -> None:
+    report = result.report
+    assert (report["tested_sha"], report["base_sha"], report["head_sha"]) == (
+        tested,
+        pr.base,
+        pr.head,
+    )
+    assert report["metadata_sha"] == pr.dispatch
+
+
 def assert_lookup_headers(github: FakeGitHub, *, token: str | None) -> None:
     assert [request.path for request in github.requests] == [PULL_PATH]
     request = github.requests[0]
@@ -264,7 +274,7 @@ def test_open_pull_request_in_merge_mode_is_planned(
     check_token_hygiene(result, fresh_jev, github)
 
 
-@pytest.mark.parametrize("token", ["", "   ", "ghs_caf\u00e9", "ghs_tab\tinside"])
+@pytest.mark.parametrize("token", ["", "ghs_caf\u00e9"])
 def test_unusable_token_sends_no_authorization(
     tmp_path: Path, pr: ManualPullRequest, fresh_jev: FakeJev, github: FakeGitHub, token: str
 ) -> None:
@@ -307,7 +317,10 @@ def test_api_root_with_a_path_prefix(
         env.extra["GITHUB_API_URL"] = github.url + "/"
         result = run(env, pr)
     assert_complete_outputs(result, pr.merge)
+    assert_pull_request_commits(result, pr, pr.merge)
     assert [request.path for request in github.requests] == ["/api/v3" + PULL_PATH]
+    assert github.requests[0].headers["authorization"] == f"Bearer {TOKEN_SENTINEL}"
+    check_token_hygiene(result, fresh_jev, github)
 
 
 def test_force_all_still_resolves_the_pull_request_first(
@@ -370,13 +383,8 @@ def test_fork_pull_request_from_the_api_is_bypassed(
 
 @pytest.mark.parametrize(
     "head_repo",
-    [
-        None,
-        {"id": "42", "full_name": REPOSITORY},
-        {"id": True, "full_name": REPOSITORY},
-        {"id": 42},
-    ],
-    ids=["no-repo", "string-id", "boolean-id", "no-name"],
+    [None, {"id": True, "full_name": REPOSITORY}],
+    ids=["no-repo", "boolean-id"],
 )
 def test_doubtful_head_repository_counts_as_a_fork(
     tmp_path: Path,
@@ -392,8 +400,10 @@ def test_doubtful_head_repository_counts_as_a_fork(
     result = run(manual_env(tmp_path, pr, fresh_jev, github), pr)
     outputs = assert_complete_outputs(result, pr.merge)
     assert outputs["status"] == c.STATUS_BYPASSED
+    assert_pull_request_commits(result, pr, pr.merge)
     assert all(c.REASON_FORK in item["reasons"] for item in result.report["tasks"].values())
     assert fresh_jev.requests == []
+    check_token_hygiene(result, fresh_jev, github)
 
 
 def test_stale_base_in_the_answer_falls_back_as_incoherent(
@@ -438,21 +448,10 @@ def test_stale_base_in_the_answer_falls_back_as_incoherent(
     [
         ("merge", {"state": "closed"}),
         ("merge", {"state": "OPEN"}),
-        ("merge", {"state": None}),
         ("merge", {"merge_commit_sha": None}),
-        ("merge", {"merge_commit_sha": 5}),
-        ("head", {"head": {"repo": {"id": 42, "full_name": REPOSITORY}}}),
         ("head", {"head": {"sha": None, "repo": {"id": 42, "full_name": REPOSITORY}}}),
     ],
-    ids=[
-        "closed",
-        "state-case",
-        "state-null",
-        "merge-null",
-        "merge-number",
-        "head-sha-absent",
-        "head-sha-null",
-    ],
+    ids=["closed", "state-case", "merge-null", "head-sha-null"],
 )
 def test_merge_unavailable(
     tmp_path: Path,
@@ -476,33 +475,23 @@ def test_closed_pull_request_without_merge_commit_in_head_mode_is_unavailable(
 ) -> None:
     github.add_pull(REPOSITORY, PR_NUMBER, pr.payload(state="closed", merge_commit_sha=None))
     env = manual_env(tmp_path, pr, fresh_jev, github, **{"tested-ref": "head"})
-    assert_published_nothing(run(env, pr), c.FAILURE_MERGE_UNAVAILABLE)
+    result = run(env, pr)
+    assert_published_nothing(result, c.FAILURE_MERGE_UNAVAILABLE)
+    check_token_hygiene(result, fresh_jev, github)
 
 
 @pytest.mark.parametrize(
     "response",
     [
         FakeResponse.not_found(),
-        FakeResponse.json({"message": "Forbidden"}, status=403),
         FakeResponse.json({"message": "oops"}, status=500),
         FakeResponse(200, b"<html>" + BODY_SENTINEL.encode() + b"</html>"),
         FakeResponse(200, b'{"state": "open", "state": "open"}'),
         FakeResponse(200, b"[]"),
-        FakeResponse(200, b""),
         FakeResponse.oversized(c.GITHUB_BODY_CAP + 1),
         FakeResponse.oversized(c.GITHUB_BODY_CAP + 1, declare_length=False),
     ],
-    ids=[
-        "404",
-        "403",
-        "500",
-        "html",
-        "duplicate-key",
-        "array",
-        "empty",
-        "oversized",
-        "oversized-undeclared",
-    ],
+    ids=["404", "500", "html", "duplicate-key", "array", "oversized", "oversized-undeclared"],
 )
 def test_pull_request_unavailable(
     tmp_path: Path,
@@ -519,7 +508,7 @@ def test_pull_request_unavailable(
     check_token_hygiene(result, fresh_jev, github)
 
 
-@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+@pytest.mark.parametrize("status", [302, 307])
 def test_redirect_is_unavailable_and_never_followed(
     tmp_path: Path,
     pr: ManualPullRequest,
@@ -544,6 +533,8 @@ def test_unreachable_api_is_unavailable(
     env.extra["REQUESTS_CA_BUNDLE"] = bundle(tmp_path, fresh_jev)
     result = run(env, pr)
     assert_published_nothing(result, c.FAILURE_PULL_REQUEST_UNAVAILABLE)
+    assert github.requests == []
+    check_token_hygiene(result, fresh_jev, github)
 
 
 @pytest.mark.parametrize(
@@ -551,9 +542,8 @@ def test_unreachable_api_is_unavailable(
     [
         {"base": {"sha": "A" * 40, "repo": {"id": 42, "full_name": REPOSITORY}}},
         {"base": {"sha": "1" * 40, "repo": {"id": 42, "full_name": "other/repository"}}},
-        {"base": None},
     ],
-    ids=["uppercase-base", "other-repository", "no-base"],
+    ids=["uppercase-base", "other-repository"],
 )
 def test_answer_failing_the_event_rules_is_an_invalid_event(
     tmp_path: Path,
@@ -579,8 +569,6 @@ def test_answer_failing_the_event_rules_is_an_invalid_event(
         ("pull_request", "7"),
         ("push", "7"),
         ("workflow_dispatch", "07"),
-        ("workflow_dispatch", "7 8"),
-        ("workflow_dispatch", "-7"),
         ("workflow_dispatch", "9007199254740992"),
     ],
 )
@@ -614,9 +602,14 @@ def test_input_errors_win_over_the_lookup(
     env = manual_env(tmp_path, pr, fresh_jev, github, **{"timeout-ms": "0"})
     result = run(env, pr)
     assert result.code == 1
+    assert result.stderr == ""
     errors = [line for line in result.stdout.split("\n") if line.startswith("::error::")]
     assert errors == ["::error::" + input_error_message(c.INPUT_TIMEOUT_MS)]
+    assert result.outputs_text == ""
+    assert result.summary_text is None
+    assert result.report_paths() == []
     assert github.requests == []
+    check_token_hygiene(result, fresh_jev, github)
 
 
 def test_blank_pull_request_input_is_an_ordinary_dispatch(
@@ -626,7 +619,10 @@ def test_blank_pull_request_input_is_an_ordinary_dispatch(
     result = run(env, pr)
     outputs = assert_complete_outputs(result, pr.dispatch)
     assert outputs["status"] == c.STATUS_BYPASSED
-    assert result.report["tasks"]["unit"]["reasons"] == [c.REASON_NON_PULL_REQUEST]
+    report = result.report
+    assert report["tested_sha"] == report["base_sha"] == report["head_sha"] == pr.dispatch
+    assert report["metadata_sha"] == pr.dispatch
+    assert report["tasks"]["unit"]["reasons"] == [c.REASON_NON_PULL_REQUEST]
     assert github.requests == []
     assert fresh_jev.requests == []
 
@@ -641,9 +637,10 @@ def test_invalid_api_url_makes_no_request(
     # The spec leaves the code open; the product treats the runner variable as environment.
     assert_published_nothing(result, c.FAILURE_INVALID_ENVIRONMENT)
     assert github.requests == []
+    check_token_hygiene(result, fresh_jev, github)
 
 
-@pytest.mark.parametrize("merge_sha", ["z" * 40, "abc123", ""], ids=["non-hex", "short", "empty"])
+@pytest.mark.parametrize("merge_sha", ["z" * 40], ids=["non-hex"])
 def test_merge_sha_that_is_not_a_commit_id_publishes_nothing(
     tmp_path: Path,
     pr: ManualPullRequest,
