@@ -197,6 +197,11 @@ def _manual(number: str) -> Edit:
     return edit
 
 
+def _bad_remote(setup: Setup) -> None:
+    remote = f"ftp://{TOKEN_SENTINEL}@example.invalid/{INPUT_SENTINEL}"
+    setup.args[setup.args.index("--remote") + 1] = remote
+
+
 def _missing_remote(setup: Setup) -> None:
     setup.args[setup.args.index("--remote") + 1] = (setup.root / "gone").as_uri()
 
@@ -270,6 +275,14 @@ SCENARIOS: tuple[Scenario, ...] = (
         message=input_error_message(c.INPUT_API_KEY),
         sends=False,
         inputs={"api-key": f"{API_KEY_SENTINEL} {INPUT_SENTINEL}"},
+    ),
+    Scenario(
+        "input-error-remote",
+        exit_code=1,
+        status=None,
+        message=input_error_message(c.FIELD_REMOTE),
+        sends=False,
+        edit=_bad_remote,
     ),
     Scenario(
         "invalid-invocation",
