@@ -77,7 +77,7 @@ __all__ = [
 # Corpus and campaign layout.
 CORPUS_FILE = "corpus.json"
 CASES_DIR = "cases"
-BASE_DIR = "base"
+BASES_DIR = "bases"
 PATCH_FILE = "change.patch"
 INPUTS_FILE = "inputs.json"
 LABELS_FILE = "labels.json"
@@ -166,15 +166,12 @@ class Case:
     id: str
     split: str
     directory: Path
+    base_dir: Path  # the shared base tree the case's patch applies to
     inputs: Mapping[str, str]
     labels: Mapping[str, str]  # task ID -> relevant / irrelevant
     actions: Mapping[str, ActionFile]  # "owner/repo[/path]@ref" -> metadata snapshot
     synthetic_scores: Mapping[str, float] = attrs.field(factory=dict)
     synthetic_fault: str | None = None
-
-    @property
-    def base_dir(self) -> Path:
-        return self.directory / BASE_DIR
 
     @property
     def patch_path(self) -> Path:
@@ -199,7 +196,14 @@ def _load_case(corpus_dir: Path, entry: Any) -> Case:
     if split not in c.REPLAY_SPLITS:
         raise invalid
     directory = corpus_dir / CASES_DIR / case_id
-    if not (directory / BASE_DIR).is_dir() or not (directory / PATCH_FILE).is_file():
+    base_name = entry.get("base")
+    if (
+        not isinstance(base_name, str)
+        or re.fullmatch(c.REPLAY_CASE_ID_PATTERN, base_name, re.ASCII) is None
+    ):
+        raise invalid
+    base_dir = corpus_dir / BASES_DIR / base_name
+    if not base_dir.is_dir() or not (directory / PATCH_FILE).is_file():
         raise invalid
     inputs = _read_json(directory / INPUTS_FILE, invalid)
     if not isinstance(inputs, dict) or not all(isinstance(v, str) for v in inputs.values()):
@@ -245,6 +249,7 @@ def _load_case(corpus_dir: Path, entry: Any) -> Case:
         id=case_id,
         split=split,
         directory=directory,
+        base_dir=base_dir,
         inputs=inputs,
         labels=labels,
         actions=actions,

@@ -1,3 +1,0 @@
-export function formatPrice(cents: number, locale = "en-GB", currency = "EUR"): string {
-  return new Intl.NumberFormat(locale, { style: "currency", currency }).format(cents / 100);
-}

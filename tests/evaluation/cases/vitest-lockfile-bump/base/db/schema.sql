@@ -1,8 +1,0 @@
--- Expected columns after every migration, one per line, sorted.
--- invoice_lines.description text
--- invoice_lines.invoice_number text
--- invoice_lines.quantity integer
--- invoice_lines.unit_price_cents integer
--- invoices.issued_on date
--- invoices.number text
--- invoices.region text
