@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import sys
 import time
 import warnings
@@ -315,7 +316,10 @@ def _github_commits(inputs: Inputs, context: GitHubContext) -> tuple[Commits, bo
             if merge_mode
             else (head.get("sha") if isinstance(head, Mapping) else None)
         )
-        if not isinstance(tested, str):
+        # A merge commit the report cannot name (not 40 lowercase hex) is as unusable as none.
+        if not isinstance(tested, str) or (
+            merge_mode and re.fullmatch(c.SHA40_PATTERN, tested) is None
+        ):
             raise PlanningFailure(c.FAILURE_MERGE_UNAVAILABLE)
         facts = parse_pull_request(pull, context.repository)
         commits = Commits(

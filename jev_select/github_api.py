@@ -58,8 +58,8 @@ def api_root(server_origin: str, api_url: str | None) -> str | None:
 
 
 def usable_token(token: str) -> bool:
-    """Whether ``token`` may be sent: non-blank and printable ASCII only."""
-    return bool(token.strip(c.WHITESPACE)) and all(" " <= char <= "~" for char in token)
+    """Whether ``token`` may be sent: non-blank, U+0021 to U+007E only (as for git, spec §6.2)."""
+    return bool(token) and all("!" <= char <= "~" for char in token)
 
 
 def _segment(text: str) -> str:

@@ -640,7 +640,9 @@ def test_invalid_api_url_makes_no_request(
     check_token_hygiene(result, fresh_jev, github)
 
 
-@pytest.mark.parametrize("merge_sha", ["z" * 40], ids=["non-hex"])
+@pytest.mark.parametrize(
+    "merge_sha", ["z" * 40, "A" * 40, "a" * 64, ""], ids=["non-hex", "upper", "sha256", "empty"]
+)
 def test_merge_sha_that_is_not_a_commit_id_publishes_nothing(
     tmp_path: Path,
     pr: ManualPullRequest,
@@ -648,16 +650,13 @@ def test_merge_sha_that_is_not_a_commit_id_publishes_nothing(
     github: FakeGitHub,
     merge_sha: str,
 ) -> None:
-    # A string passes the lookup (spec §5.4), collection calls it incoherent (spec §6.3), and a
-    # report naming it as tested_sha cannot be valid (spec §10.2): the run must fail closed.
+    # A merge commit the report could not name as tested_sha (spec §10.2) is as unusable as a
+    # missing one (spec §5.4): the run fails closed before any git command.
     github.add_pull(REPOSITORY, PR_NUMBER, pr.payload(merge_commit_sha=merge_sha))
     result = run(manual_env(tmp_path, pr, fresh_jev, github), pr)
     assert result.code == 1
     errors = [line for line in result.stdout.split("\n") if line.startswith("::error::")]
-    assert errors in (
-        ["::error::" + failure_message(c.FAILURE_REPORT_INVALID)],
-        ["::error::" + failure_message(c.FAILURE_MERGE_UNAVAILABLE)],
-    )
+    assert errors == ["::error::" + failure_message(c.FAILURE_MERGE_UNAVAILABLE)]
     assert result.outputs_text == ""
     assert result.summary_text is None
     assert result.report_paths() == []

@@ -63,6 +63,8 @@ def test_api_root(origin: str, api_url: str | None, expected: str | None) -> Non
         ("t\u00f6ken", False),
         ("tok\nen", False),
         ("tok\x7fen", False),
+        ("tok en", False),
+        ("!~", True),
     ],
 )
 def test_usable_token(token: str, usable: bool) -> None:
