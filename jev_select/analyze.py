@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import contracts as c
+from .errors import CodedError
 from .jsonutil import code_unit_key
 
 __all__ = [
@@ -44,15 +45,8 @@ _AGGREGATE_FALLBACKS = "fallback_runs"
 _AGGREGATE_ANALYSES = "analyses"
 
 
-class AnalysisError(Exception):
+class AnalysisError(CodedError):
     """The measurement cannot be analysed. Carries only a code of ``ANALYSIS_CODES``."""
-
-    def __init__(self, code: str) -> None:
-        super().__init__(code)
-        self.code = code
-
-    def __str__(self) -> str:
-        return self.code
 
 
 def _ordered(ids: Any) -> list[str]:

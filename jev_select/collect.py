@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import attrs
 
 from . import contracts as c
+from .errors import CodedError
 from .git import GitCommandFailed, GitError, GitOutputTooLarge, GitSession, is_object_id
 from .jsonutil import code_unit_key
 from .models import ChangeSet, Collection, Commits
@@ -40,12 +41,8 @@ _GITLINK_MODE = "160000"
 _TWO_PATH_STATUSES = frozenset({"R", "C"})
 
 
-class CollectionError(Exception):
+class CollectionError(CodedError):
     """A collection check failed; ``code`` is one of the collection error codes."""
-
-    def __init__(self, code: str) -> None:
-        super().__init__(code)
-        self.code = code
 
 
 @attrs.frozen

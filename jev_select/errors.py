@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from . import contracts
 
-__all__ = ["InputError", "PlanningFailure", "failure_message", "input_error_message"]
+__all__ = [
+    "CodedError",
+    "InputError",
+    "PlanningFailure",
+    "failure_message",
+    "input_error_message",
+]
 
 
 class InputError(Exception):
@@ -18,8 +24,12 @@ class InputError(Exception):
         return self.field
 
 
-class PlanningFailure(Exception):
-    """A hard failure of spec §3.2. Carries only the fixed failure code (``code``)."""
+class CodedError(Exception):
+    """A failure that carries only a fixed code (``code``), never text from its cause.
+
+    Each stage subclasses it with its own vocabulary, so a diagnostic can never be built from a
+    supplied value, a provider answer or git output.
+    """
 
     def __init__(self, code: str) -> None:
         super().__init__(code)
@@ -27,6 +37,10 @@ class PlanningFailure(Exception):
 
     def __str__(self) -> str:
         return self.code
+
+
+class PlanningFailure(CodedError):
+    """A hard failure of spec §3.2; ``code`` is one of ``contracts.FAILURE_CODES``."""
 
 
 def input_error_message(field: str) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 import attrs
 
 from . import contracts as c
+from .errors import CodedError
 from .jsonutil import code_unit_key, compact_json
 from .models import Commits, DiffGroup, PlannedRequest, PreparedGroup, PreparedObservation
 from .questions import build_questions, build_state, request_body, sha_state
@@ -70,15 +71,8 @@ _TREE_KEY = "tree:"
 _ROOT = "."
 
 
-class GroupingError(Exception):
+class GroupingError(CodedError):
     """The patch cannot be grouped; ``code`` is one of ``contracts.GROUPING_ERRORS`` only."""
-
-    def __init__(self, code: str) -> None:
-        super().__init__(code)
-        self.code = code
-
-    def __str__(self) -> str:
-        return self.code
 
 
 def _unrepresentable() -> GroupingError:

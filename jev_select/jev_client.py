@@ -16,22 +16,16 @@ import attrs
 
 from . import contracts as c
 from . import httpio, version
+from .errors import CodedError
 from .jsonutil import JsonError, code_unit_key, strict_loads
 from .models import Usage
 
 __all__ = ["RequestFailed", "ValidatedResponse", "request_headers", "send", "validate_response"]
 
 
-class RequestFailed(Exception):
+class RequestFailed(CodedError):
     """A request produced no usable body. ``code`` is ``jev-timeout``, ``jev-error`` or
     ``invalid-response``; nothing from the exchange is kept."""
-
-    def __init__(self, code: str) -> None:
-        super().__init__(code)
-        self.code = code
-
-    def __str__(self) -> str:
-        return self.code
 
 
 @attrs.frozen

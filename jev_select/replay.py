@@ -43,7 +43,7 @@ import attrs
 from . import contracts as c
 from . import jev_client
 from .environment import temp_root
-from .errors import InputError
+from .errors import CodedError, InputError
 from .git import GitError, normalise_remote, run_git, sanitised_environment
 from .inputs import parse_inputs
 from .jsonutil import (
@@ -139,12 +139,11 @@ _DURATIONS = "durations_ms"
 _DURATION = "duration_ms"
 
 
-class ReplayFailure(Exception):
+class ReplayFailure(CodedError):
     """The replay cannot vouch for its figures. Carries a code and, when known, the case ID."""
 
     def __init__(self, code: str, case: str | None = None) -> None:
         super().__init__(code)
-        self.code = code
         self.case = case
 
     @property

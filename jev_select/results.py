@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 
 from . import contracts as c
+from .errors import CodedError
 from .httpio import BearerAuth, HttpFailure, bounded_request, run_with_deadline
 from .jsonutil import JsonError, code_unit_key, strict_loads
 from .version import USER_AGENT
@@ -45,15 +46,8 @@ _GITHUB_COM_HOST = "github.com"
 _JOBS_KEY = c.TASK_FIELD_JOBS
 
 
-class ResultsFailure(Exception):
+class ResultsFailure(CodedError):
     """The results file could not be built. Carries only a code of ``RESULTS_FAILURE_CODES``."""
-
-    def __init__(self, code: str) -> None:
-        super().__init__(code)
-        self.code = code
-
-    def __str__(self) -> str:
-        return self.code
 
 
 @attrs.frozen
