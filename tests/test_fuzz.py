@@ -486,7 +486,14 @@ def test_pull_request_payload(payload: Any) -> None:
         event("fork" if facts.fork else "same repository")
 
 
-@given(st.text(max_size=30), st.sampled_from(["workflow_dispatch", "pull_request", "push"]))
+MANUAL_NUMBERS = mostly(
+    st.from_regex(r"\A[0-9]{1,17}\Z") | st.sampled_from(["9007199254740991", "9007199254740992"]),
+    st.text(max_size=30),
+)
+EVENT_NAMES = mostly(st.just("workflow_dispatch"), st.sampled_from(["pull_request", "push", ""]))
+
+
+@given(MANUAL_NUMBERS, EVENT_NAMES)
 def test_manual_pull_request_number(text: str, event_name: str) -> None:
     number = attempt(
         "event: parse_manual_number",
