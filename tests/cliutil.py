@@ -14,7 +14,9 @@ from typing import Any
 
 __all__ = [
     "API_KEY_SENTINEL",
+    "THREE_TASKS_TEMPLATE",
     "TOKEN_SENTINEL",
+    "UNIT_WORKFLOW",
     "CliRun",
     "GitHubEnv",
     "parse_output_file",
@@ -27,6 +29,31 @@ BASE_SHA = "1" * 40
 HEAD_SHA = "2" * 40
 MERGE_SHA = "3" * 40
 REPOSITORY = "octo-org/octo-repo"
+
+# A three-task table (one task with workflow and context-file references, one with force_paths,
+# one always) and the workflow it references; `{unit}` is the unit task's description.
+THREE_TASKS_TEMPLATE = """
+unit:
+  description: {unit}
+  jobs:
+    - workflow: .github/workflows/ci.yml
+      job: unit
+  context_files: [tests/conftest.py]
+docs:
+  description: Builds the documentation site.
+  force_paths: [docs/**]
+lint:
+  description: Lints every source file.
+  always: true
+"""
+UNIT_WORKFLOW = """name: ci
+on: pull_request
+jobs:
+  unit:
+    runs-on: ubuntu-latest
+    steps:
+      - run: python -m pytest tests/unit
+"""
 
 _OUTPUT_START = re.compile(r"^(?P<name>[^\n<]+)<<(?P<delimiter>jev-select-[0-9a-f]{32})$")
 

@@ -34,7 +34,9 @@ from typing import Any
 import pytest
 from cliutil import (
     API_KEY_SENTINEL,
+    THREE_TASKS_TEMPLATE,
     TOKEN_SENTINEL,
+    UNIT_WORKFLOW,
     CliRun,
     GitHubEnv,
     parse_output_file,
@@ -48,29 +50,8 @@ from jev_select.errors import failure_message
 
 pytestmark = pytest.mark.faults
 
-TASKS = """
-unit:
-  description: Runs the unit tests of the parser package.
-  jobs:
-    - workflow: .github/workflows/ci.yml
-      job: unit
-  context_files: [tests/conftest.py]
-docs:
-  description: Builds the documentation site.
-  force_paths: [docs/**]
-lint:
-  description: Lints every source file.
-  always: true
-"""
-
-WORKFLOW = """name: ci
-on: pull_request
-jobs:
-  unit:
-    runs-on: ubuntu-latest
-    steps:
-      - run: python -m pytest tests/unit
-"""
+TASKS = THREE_TASKS_TEMPLATE.format(unit="Runs the unit tests of the parser package.")
+WORKFLOW = UNIT_WORKFLOW
 
 TASK_IDS = ("docs", "lint", "unit")
 SCORES = {"unit": 0.9, "docs": 0.01, "lint": 0.01}

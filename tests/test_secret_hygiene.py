@@ -28,7 +28,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cliutil import API_KEY_SENTINEL, TOKEN_SENTINEL, GitHubEnv, parse_output_file, run_cli
+from cliutil import (
+    API_KEY_SENTINEL,
+    THREE_TASKS_TEMPLATE,
+    TOKEN_SENTINEL,
+    UNIT_WORKFLOW,
+    GitHubEnv,
+    parse_output_file,
+    run_cli,
+)
 from fakegithub import FakeGitHub, FakeResponse
 from fakejev import FakeJev, RecordedRequest, Reply
 from gitrepo import GitRepo
@@ -48,29 +56,8 @@ SECRETS = (API_KEY_SENTINEL, TOKEN_SENTINEL, TOKEN_BASE64)
 SOURCE_TEXT = (DESCRIPTION_SENTINEL, CONTEXT_SENTINEL, DIFF_SENTINEL)
 NEVER_ANYWHERE = (TITLE_SENTINEL, PROVIDER_SENTINEL, INPUT_SENTINEL)
 
-TASKS = f"""
-unit:
-  description: Runs the unit tests. {DESCRIPTION_SENTINEL}
-  jobs:
-    - workflow: .github/workflows/ci.yml
-      job: unit
-  context_files: [tests/conftest.py]
-docs:
-  description: Builds the documentation site.
-  force_paths: [docs/**]
-lint:
-  description: Lints every source file.
-  always: true
-"""
-
-WORKFLOW = """name: ci
-on: pull_request
-jobs:
-  unit:
-    runs-on: ubuntu-latest
-    steps:
-      - run: python -m pytest tests/unit
-"""
+TASKS = THREE_TASKS_TEMPLATE.format(unit=f"Runs the unit tests. {DESCRIPTION_SENTINEL}")
+WORKFLOW = UNIT_WORKFLOW
 
 REPOSITORY = "octo-org/octo-repo"
 WORKERS = 4
