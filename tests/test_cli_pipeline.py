@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from cliutil import API_KEY_SENTINEL, TOKEN_SENTINEL, CliRun, GitHubEnv, run_cli
-from fakejev import FakeJev, Reply
+from fakejev import FakeJev, RecordedRequest, Reply
 from gitrepo import GitRepo
 
 from jev_select import contracts as c
@@ -404,3 +404,71 @@ def test_local_mode_input_errors(tmp_path: Path, flag: str, value: str, field: s
     assert completed.stdout == ""
     assert completed.stderr == input_error_message(field) + "\n"
     assert value not in completed.stderr
+
+
+def test_nothing_is_sent_without_a_key(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    result = run(github_env(tmp_path, pr, fresh_jev, **{"api-key": ""}), pr)
+    assert result.outputs["status"] == c.STATUS_BYPASSED
+    assert result.report["tasks"]["docs"]["reasons"] == [c.REASON_MISSING_API_KEY]
+    assert fresh_jev.requests == []
+
+
+def _large_change() -> dict[str, str]:
+    """Two new files of about 15 KiB in different top directories: two groups."""
+    lines = "".join(f"value_{number} = {number}  # {DIFF_SENTINEL}\n" for number in range(400))
+    return {"src/parser/big.py": lines, "lib/other/big.py": lines}
+
+
+def test_multi_group_diff_scores_every_group(tmp_path: Path, fresh_jev: FakeJev) -> None:
+    fresh_jev.scores = {"unit": 0.01, "docs": 0.01, "lint": 0.01}
+    pr = PullRequest(tmp_path, _large_change())
+    result = run(github_env(tmp_path, pr, fresh_jev), pr)
+    assert result.code == 0, result.stdout
+    observation = result.report["observation"]
+    assert observation["strategy"] == c.STRATEGY_CHUNKED_DIFF
+    assert [chunk["status"] for chunk in observation["chunks"]] == [c.GROUP_COMPLETED] * 2
+    assert [chunk["paths"] for chunk in observation["chunks"]] == [
+        ["lib/other/big.py"],
+        ["src/parser/big.py"],
+    ]
+    assert sorted(request.group_index or 0 for request in fresh_jev.requests) == [0, 1]
+    # Every group scored docs and unit strictly below the threshold: both are skipped.
+    assert result.outputs["run"] == '{"docs":false,"lint":true,"unit":false}'
+    assert result.report["tasks"]["docs"]["reasons"] == [
+        c.REASON_JEV_BELOW_THRESHOLD,
+        c.REASON_CHUNKED_OBSERVATION,
+    ]
+    assert result.report["tasks"]["lint"]["reasons"] == [
+        c.REASON_ALWAYS,
+        c.REASON_CHUNKED_OBSERVATION,
+    ]
+    check_hygiene(result, fresh_jev)
+
+
+def test_multi_group_diff_with_one_group_failing_keeps_everything(
+    tmp_path: Path, fresh_jev: FakeJev
+) -> None:
+    fresh_jev.scores = 0.0
+
+    def fail_second_group(request: RecordedRequest) -> Reply:
+        return Reply.status(500) if request.group_index == 1 else Reply.ok()
+
+    fresh_jev.responder = fail_second_group
+    pr = PullRequest(tmp_path, _large_change())
+    result = run(github_env(tmp_path, pr, fresh_jev), pr)
+    assert result.code == 0, result.stdout
+    assert result.outputs["status"] == c.STATUS_FALLBACK
+    assert result.outputs["run"] == '{"docs":true,"lint":true,"unit":true}'
+    report = result.report
+    assert report["observation_error"] == c.REASON_JEV_ERROR
+    assert report["observation"]["status"] == c.OBSERVATION_INCOMPLETE
+    statuses = [chunk["status"] for chunk in report["observation"]["chunks"]]
+    assert statuses[1] == c.GROUP_FAILED
+    assert statuses[0] in (c.GROUP_COMPLETED, c.GROUP_NOT_STARTED)
+    assert report["tasks"]["docs"] == {
+        "proposed_run": None,
+        "run": True,
+        "reasons": [c.REASON_JEV_ERROR, c.REASON_CHUNKED_OBSERVATION],
+    }
+    check_hygiene(result, fresh_jev)
