@@ -252,22 +252,32 @@ def _exchange(
             raise HttpTimeout()
         return left
 
+    # The session only prepares the request and resolves the proxy and CA settings of the
+    # environment; the adapter sends it. Session.send would drain the body of any 3xx answer
+    # (to reuse the connection for a redirect) even with redirects disabled, unbounded in size.
     session = requests.Session()
-    for prefix in ("http://", "https://"):
-        session.mount(prefix, _WatchedAdapter())
+    adapter = _WatchedAdapter()
     try:
-        left = remaining()
         try:
-            response = session.request(
-                method,
-                url,
-                headers={"Accept-Encoding": "identity", **headers},
-                data=data,
-                auth=auth if auth is not None else NoAuth(),
-                allow_redirects=False,
+            prepared = session.prepare_request(
+                requests.Request(
+                    method,
+                    url,
+                    headers={"Accept-Encoding": "identity", **headers},
+                    data=data,
+                    auth=auth if auth is not None else NoAuth(),
+                )
+            )
+            verify = _ca_bundle()
+            settings = session.merge_environment_settings(prepared.url, {}, True, verify, None)
+            left = remaining()
+            response = adapter.send(
+                prepared,
                 stream=True,
                 timeout=(left, left),
-                verify=_ca_bundle(),
+                verify=verify,
+                cert=settings["cert"],
+                proxies=settings["proxies"],
             )
         except requests.Timeout:
             raise HttpTimeout() from None
@@ -303,6 +313,7 @@ def _exchange(
         finally:
             response.close()
     finally:
+        adapter.close()
         session.close()
 
 

@@ -146,9 +146,17 @@ class Reply:
         return cls(kind=KIND_RESET_AFTER_HEADERS)
 
     @classmethod
-    def drip(cls, interval: float = 0.05) -> Reply:
+    def drip(
+        cls,
+        interval: float = 0.05,
+        *,
+        status: int = 200,
+        headers: Mapping[str, str] | None = None,
+    ) -> Reply:
         """Headers at once, then one body byte per ``interval`` until the client or server quits."""
-        return cls(kind=KIND_DRIP, interval=interval)
+        return cls(
+            kind=KIND_DRIP, interval=interval, status_code=status, headers=dict(headers or {})
+        )
 
     @classmethod
     def header_drip(cls, interval: float = 0.05) -> Reply:
@@ -223,7 +231,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.flush()
             return
         if reply.kind == KIND_DRIP:
-            self._head(200, {"Content-Length": str(c.RESPONSE_BODY_CAP)})
+            self._head(
+                reply.status_code, {"Content-Length": str(c.RESPONSE_BODY_CAP), **reply.headers}
+            )
             self.wfile.flush()
             while not owner._stopping.wait(reply.interval):
                 self.wfile.write(b" ")

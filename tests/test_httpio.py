@@ -184,3 +184,17 @@ def test_run_with_deadline_returns_raises_or_gives_up() -> None:
         run_with_deadline(lambda: release.wait(10), 0.2)
     assert time.monotonic() - started < 0.2 + SLACK_S
     release.set()
+
+
+@pytest.mark.parametrize("code", [301, 302, 303, 307, 308, 500])
+def test_error_status_fails_at_once_without_reading_a_dripping_body(
+    server: FakeJev, code: int
+) -> None:
+    # A redirect answer must not be drained either: its body is never read, whatever its size.
+    server.script(Reply.drip(0.05, status=code, headers={"Location": server.base_url + "/x"}))
+    started = time.monotonic()
+    with pytest.raises(HttpFailure) as caught:
+        request(server.endpoint, bound=3.0)
+    assert (caught.value.kind, caught.value.status) == ("status", code)
+    assert not isinstance(caught.value, HttpTimeout)
+    assert time.monotonic() - started < 0.5
