@@ -289,7 +289,13 @@ def _exchange(
             if not 200 <= response.status_code < 300:
                 raise HttpFailure("status", response.status_code)
             declared = response.headers.get("Content-Length")
-            if declared is not None and declared.isdigit() and int(declared) > body_cap:
+            # isdigit() alone admits digits such as "²" that int() refuses.
+            if (
+                declared is not None
+                and declared.isascii()
+                and declared.isdigit()
+                and int(declared) > body_cap
+            ):
                 raise HttpTooLarge()
             chunks: list[bytes] = []
             size = 0

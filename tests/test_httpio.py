@@ -198,3 +198,15 @@ def test_error_status_fails_at_once_without_reading_a_dripping_body(
     assert (caught.value.kind, caught.value.status) == ("status", code)
     assert not isinstance(caught.value, HttpTimeout)
     assert time.monotonic() - started < 0.5
+
+
+@pytest.mark.parametrize("declared", ["\u00b2", "\u00b9\u00b2", "12a", "-5", " "])
+def test_unparseable_content_length_falls_back_to_the_streamed_cap(
+    server: FakeJev, declared: str
+) -> None:
+    # "²" passes str.isdigit() yet int() refuses it; such a header must never be a crash.
+    server.script(Reply.status(200, {"Content-Length": declared}, body=b'{"a":1}'))
+    assert request(server.endpoint).body == b'{"a":1}'
+    server.script(Reply.status(200, {"Content-Length": declared}, body=b"x" * 1001))
+    with pytest.raises(HttpTooLarge):
+        request(server.endpoint, cap=1000)
