@@ -12,7 +12,8 @@ import pytest
 
 from jev_select import contracts as c
 from jev_select.jsonutil import compact_json, strict_loads
-from jev_select.models import DiffGroup
+from jev_select.metadata import resolve_metadata
+from jev_select.models import DiffGroup, JobRef, Task, TaskTable
 from jev_select.questions import (
     build_question,
     build_questions,
@@ -277,3 +278,22 @@ def test_schema_requires_every_key(path: tuple[str, ...]) -> None:
         target = target[key]
     del target[path[-1]]
     assert not VALIDATOR.is_valid(body)
+
+
+def test_schema_accepts_the_empty_job_id_metadata_can_produce() -> None:
+    # A workflow key written as `~` becomes the empty string (the YAML dialect of §4.1), and a
+    # reference without `job` expands to it, so the evidence really carries `"id": ""`.
+    workflow = ".github/workflows/ci.yml"
+    table = TaskTable((Task(id="unit", description="Unit.", jobs=(JobRef(workflow),)),))
+    resolved = resolve_metadata(
+        table,
+        read_file={workflow: b"jobs:\n  ~:\n    steps:\n      - run: make\n"}.get,
+        fetch_action=lambda *_: "missing",
+        repository="owner/repo",
+        commit=BASE,
+    )
+    evidence = resolved.evidence["unit"].evidence
+    assert [job["id"] for job in evidence["jobs"]] == [""]
+    state = build_state(base_sha=BASE, head_sha=HEAD, tested_sha=TESTED, group=group(), total=1)
+    body = strict_loads(request_body(c.DEFAULT_MODEL, state, build_questions({"unit": evidence})))
+    VALIDATOR.validate(body)
