@@ -256,6 +256,9 @@ def _exchange(
     # environment; the adapter sends it. Session.send would drain the body of any 3xx answer
     # (to reuse the connection for a redirect) even with redirects disabled, unbounded in size.
     session = requests.Session()
+    # Its defaults (a library User-Agent, "Accept: */*", "Connection: keep-alive") would add
+    # headers the caller did not ask for.
+    session.headers.clear()
     adapter = _WatchedAdapter()
     try:
         try:

@@ -210,3 +210,21 @@ def test_unparseable_content_length_falls_back_to_the_streamed_cap(
     server.script(Reply.status(200, {"Content-Length": declared}, body=b"x" * 1001))
     with pytest.raises(HttpTooLarge):
         request(server.endpoint, cap=1000)
+
+
+def test_only_the_callers_headers_and_http_essentials_go_on_the_wire(server: FakeJev) -> None:
+    bounded_request(
+        "POST",
+        server.endpoint,
+        headers={"User-Agent": "probe/1"},
+        deadline=time.monotonic() + 2.0,
+        body_cap=CAP,
+        data=b"{}",
+    )
+    (seen,) = server.requests
+    assert sorted(seen.headers) == [
+        ("Accept-Encoding", "identity"),
+        ("Content-Length", "2"),
+        ("Host", f"127.0.0.1:{server.port}"),
+        ("User-Agent", "probe/1"),
+    ]
