@@ -66,6 +66,7 @@ _C_ESCAPES = {
     '"': 0x22,
 }
 _OCTAL_DIGITS = "01234567"
+_QUOTE = '"'
 _WORKDIR_KEY = "workdir:"
 _TREE_KEY = "tree:"
 _ROOT = "."
@@ -191,6 +192,10 @@ def _choose_paths(
 ) -> tuple[str, str]:
     """Resolve the header paths; rename/copy and ---/+++ lines settle ambiguous plain headers."""
     candidates = _header_candidates(header)
+    quoted = header.startswith(_QUOTE) or header.endswith(_QUOTE)
+    if quoted and len(candidates) == 1:
+        # The quotes already fix where the old path ends, so nothing else has to agree (§8.4).
+        return candidates[0]
     consistent = [
         (old, new)
         for old, new in candidates

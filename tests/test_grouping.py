@@ -536,6 +536,18 @@ def test_rename_header_resolved_by_plus_minus_lines() -> None:
     assert parse_patch(without_rename_lines)[0].paths == ("a b/c", "a b/c b/d")
 
 
+def test_quoted_header_is_split_by_its_quotes_alone() -> None:
+    # Only a plain header needs rename/copy or ---/+++ lines, or equal sides, to be split: a
+    # quoted side fixes the boundary by itself.
+    modes = "old mode 100644\nnew mode 100755\n"
+    assert parse_patch(f'diff --git "a/t\\tx" "b/u b/v"\n{modes}')[0].paths == ("t\tx", "u b/v")
+    assert parse_patch(f'diff --git "a/t\\tx" b/y b/z\n{modes}')[0].paths == ("t\tx", "y b/z")
+    assert parse_patch(f'diff --git a/y b/z "b/t\\tx"\n{modes}')[0].paths == ("y b/z", "t\tx")
+    # a plain header with unequal sides and nothing to settle the split stays an error
+    with pytest.raises(GroupingError):
+        parse_patch(f"diff --git a/y b/z\n{modes}")
+
+
 # --------------------------------------------------------------------------------------------
 # Group keys
 # --------------------------------------------------------------------------------------------
