@@ -148,9 +148,14 @@ _active = threading.local()
 
 
 def _register_socket(sock: socket.socket) -> socket.socket:
+    """Best effort: this hook rides on urllib3 internals. If they change and registration
+    fails, the exchange goes on bounded by its socket timeouts and the checks between reads,
+    and the callers' abandonment (``run_with_deadline``, the evaluation coordinator) still
+    ends the wait at the bound."""
     watchdog: _Watchdog | None = getattr(_active, "watchdog", None)
     if watchdog is not None:
-        watchdog.watch(sock)
+        with contextlib.suppress(Exception):
+            watchdog.watch(sock)
     return sock
 
 
@@ -172,8 +177,20 @@ class _WatchedHTTPSPool(HTTPSConnectionPool):
     ConnectionCls = _WatchedHTTPSConnection
 
 
+_STOCK_POOLS: Mapping[str, tuple[type[HTTPConnectionPool], type[HTTPConnectionPool]]] = {
+    "http": (HTTPConnectionPool, _WatchedHTTPPool),
+    "https": (HTTPSConnectionPool, _WatchedHTTPSPool),
+}
+
+
 def _use_watched_pools(manager: PoolManager) -> PoolManager:
-    manager.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
+    """Swap in the watched pools only where the manager uses the stock ones: a manager with
+    its own pools (a SOCKS proxy's, say) keeps them, so the proxy is never bypassed."""
+    classes = dict(manager.pool_classes_by_scheme)
+    for scheme, (stock, watched) in _STOCK_POOLS.items():
+        if classes.get(scheme) is stock:
+            classes[scheme] = watched
+    manager.pool_classes_by_scheme = classes
     return manager
 
 

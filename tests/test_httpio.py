@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from fakejev import FakeJev, Reply
 from requests.auth import AuthBase
+from urllib3.connection import HTTPConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.poolmanager import PoolManager
 
 from jev_select import httpio
 from jev_select.httpio import (
@@ -228,3 +231,58 @@ def test_only_the_callers_headers_and_http_essentials_go_on_the_wire(server: Fak
         ("Host", f"127.0.0.1:{server.port}"),
         ("User-Agent", "probe/1"),
     ]
+
+
+class _SocketWithoutDup:
+    """A socket stand-in offering everything but ``dup``, as a changed urllib3 might return."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+
+    def __getattr__(self, name: str) -> object:
+        if name == "dup":
+            raise AttributeError(name)
+        return getattr(self._sock, name)
+
+
+def test_a_socket_the_watchdog_cannot_watch_is_not_a_crash(
+    server: FakeJev, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = HTTPConnection._new_conn
+
+    def new_conn(self: HTTPConnection) -> object:
+        return _SocketWithoutDup(original(self))
+
+    monkeypatch.setattr(HTTPConnection, "_new_conn", new_conn)
+    server.script(Reply.raw(b'{"ok":true}'))
+    assert request(server.endpoint).body == b'{"ok":true}'
+
+
+def test_a_failing_watchdog_registration_is_not_a_crash(
+    server: FakeJev, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken_watch(self: object, sock: object) -> None:
+        raise RuntimeError("internals changed")
+
+    monkeypatch.setattr(httpio._Watchdog, "watch", broken_watch)
+    server.script(Reply.raw(b'{"ok":true}'))
+    assert request(server.endpoint).body == b'{"ok":true}'
+
+
+def test_pool_classes_other_than_the_stock_ones_are_left_in_place() -> None:
+    # A SOCKS proxy manager brings its own pools; replacing them would bypass the proxy.
+    class OwnHTTPPool(HTTPConnectionPool):
+        pass
+
+    class OwnHTTPSPool(HTTPSConnectionPool):
+        pass
+
+    manager = PoolManager()
+    manager.pool_classes_by_scheme = {"http": OwnHTTPPool, "https": OwnHTTPSPool}
+    httpio._use_watched_pools(manager)
+    assert manager.pool_classes_by_scheme == {"http": OwnHTTPPool, "https": OwnHTTPSPool}
+
+    stock = PoolManager()
+    httpio._use_watched_pools(stock)
+    assert stock.pool_classes_by_scheme["http"] is httpio._WatchedHTTPPool
+    assert stock.pool_classes_by_scheme["https"] is httpio._WatchedHTTPSPool
