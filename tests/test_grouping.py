@@ -6,15 +6,17 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import subprocess
 from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 import jsonschema
 import pytest
+from gitrepo import Change, GitRepo, executable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -75,23 +77,34 @@ def marker(prefix: str, path: str | None) -> str:
     return token + ("\t" if " " in token and not token.startswith('"') else "")
 
 
+NO_NEWLINE = "\\ No newline at end of file\n"
+
+
 @attrs.frozen
 class Hunk:
     lines: tuple[str, ...]  # each starts with " ", "+" or "-"
     no_newline: bool = False
+    old_no_newline: bool = False  # the old side ends without a newline at its last "-" line
 
     def text(self, old_start: int, new_start: int) -> str:
         old = sum(1 for line in self.lines if line[0] in " -")
         new = sum(1 for line in self.lines if line[0] in " +")
-        body = "".join(line + "\n" for line in self.lines)
-        if self.no_newline:
-            body += "\\ No newline at end of file\n"
+        last_removed = max(
+            (index for index, line in enumerate(self.lines) if line[0] == "-"), default=-1
+        )
+        body = ""
+        for index, line in enumerate(self.lines):
+            body += line + "\n"
+            if self.old_no_newline and index == last_removed:
+                body += NO_NEWLINE
+        if self.no_newline and not body.endswith(NO_NEWLINE):
+            body += NO_NEWLINE
         return f"@@ -{old_start},{old} +{new_start},{new} @@ def f():\n" + body
 
 
 @attrs.frozen
 class FileDiff:
-    kind: str  # modify, add, delete, rename, mode, empty-add
+    kind: str  # modify, add, delete, rename, copy, mode, mode-edit, empty-add, empty-delete
     old: str
     new: str
     hunks: tuple[Hunk, ...] = ()
@@ -113,11 +126,16 @@ class FileDiff:
         elif self.kind == "delete":
             head += f"deleted file mode 100644\n{index}\n"
             plus = None
+        elif self.kind == "empty-delete":
+            return head + f"deleted file mode 100644\nindex {'6' * 40}..{'0' * 40}\n"
         elif self.kind == "mode":
             return head + "old mode 100644\nnew mode 100755\n"
-        elif self.kind == "rename":
-            head += "similarity index 91%\n"
-            head += f"rename from {quote(self.old)}\nrename to {quote(self.new)}\n"
+        elif self.kind == "mode-edit":
+            head += f"old mode 100644\nnew mode 100755\n{index}\n"
+        elif self.kind in ("rename", "copy"):
+            verb = "rename" if self.kind == "rename" else "copy"
+            head += "similarity index 100%\n" if not self.hunks else "similarity index 91%\n"
+            head += f"{verb} from {quote(self.old)}\n{verb} to {quote(self.new)}\n"
             if not self.hunks:
                 return head
             head += f"{index} 100644\n"
@@ -129,6 +147,26 @@ class FileDiff:
             head += hunk.text(position, position)
             position += len(hunk.lines) + 5
         return head
+
+
+class Section(Protocol):
+    """One ``diff --git`` section with the paths it is known to name."""
+
+    @property
+    def paths(self) -> tuple[str, ...]: ...
+
+    def text(self) -> str: ...
+
+
+@attrs.frozen
+class GitSection:
+    """A section cut from real git output; ``paths`` come from the matching raw record."""
+
+    body: str
+    paths: tuple[str, ...]
+
+    def text(self) -> str:
+        return self.body
 
 
 def modified(path: str, *hunks: Sequence[str]) -> FileDiff:
@@ -160,7 +198,7 @@ def expected_context(data: bytes, start: int) -> bytes:
 
 
 def check_split(
-    patch: str, diffs: Sequence[FileDiff], groups: Sequence[DiffGroup], budget: int
+    patch: str, diffs: Sequence[Section], groups: Sequence[DiffGroup], budget: int
 ) -> None:
     data = patch.encode("utf-8")
     assert [group.index for group in groups] == list(range(len(groups)))
@@ -195,21 +233,110 @@ def check_split(
     assert {path for group in groups for path in group.paths} == every_path
 
 
+Slice = tuple[int, int, str, tuple[str, ...]]  # start, end, context, paths
+
+
+def reference_split(
+    diffs: Sequence[Section], budget: int, hints: Sequence[str]
+) -> list[Slice] | str:
+    """A second, line-based reading of §8.4 steps 4 and 5, for comparison with ``split_diff``.
+
+    Files come from the generator or git itself, not from the parser; the result is the groups as
+    (start, end, context, paths) or the error code.
+    """
+    if not diffs:
+        return [(0, 0, "", ())]  # step 1: the empty patch is one empty group
+    texts = [diff.text().encode("utf-8") for diff in diffs]
+    starts = list(itertools.accumulate((len(text) for text in texts), initial=0))
+    keys = [group_key(diff.paths, hints) for diff in diffs]
+    result: list[Slice] = []
+    first = 0
+    while first < len(diffs):
+        if len(texts[first]) > budget:
+            lines = texts[first].splitlines(keepends=True)
+            position = starts[first]
+            line = 0
+            while line < len(lines):
+                context = b""
+                if line:
+                    earlier = [lines[k] for k in range(1, line) if lines[k].startswith(b"@@ -")]
+                    context = lines[0] + (earlier[-1] if earlier else b"")
+                stop, taken = line, 0
+                while stop < len(lines) and taken + len(lines[stop]) <= budget - len(context):
+                    taken += len(lines[stop])
+                    stop += 1
+                if stop == line:
+                    return c.REASON_CONTEXT_TOO_LARGE
+                crossed = [k for k in range(line + 1, stop) if lines[k].startswith(b"@@ -")]
+                if stop < len(lines) and crossed:
+                    stop = crossed[-1]
+                size = len(b"".join(lines[line:stop]))
+                result.append((position, position + size, context.decode(), diffs[first].paths))
+                position += size
+                line = stop
+            first += 1
+            continue
+        last = first
+        while last + 1 < len(diffs) and starts[last + 2] - starts[first] <= budget:
+            last += 1
+        if last + 1 < len(diffs):
+            differing = [k for k in range(first + 1, last + 1) if keys[k] != keys[first]]
+            if differing:
+                last = differing[0] - 1
+        paths = tuple(
+            dict.fromkeys(path for diff in diffs[first : last + 1] for path in diff.paths)
+        )
+        result.append((starts[first], starts[last + 1], "", paths))
+        first = last + 1
+    return result
+
+
+def split_or_code(patch: str, budget: int, hints: Sequence[str]) -> list[Slice] | str:
+    try:
+        groups = split_diff(patch, budget, hints)
+    except GroupingError as error:
+        return error.code
+    return [(group.start_byte, group.end_byte, group.context, group.paths) for group in groups]
+
+
 # --------------------------------------------------------------------------------------------
 # Generated patches
 # --------------------------------------------------------------------------------------------
 
-_SEGMENT = st.text(alphabet='abXY09-_. \t"\\éß日', min_size=1, max_size=6).filter(
-    lambda segment: segment not in (".", "..")
+_SEGMENT = st.one_of(
+    st.text(alphabet='abXY09-_. \t"\\éß日', min_size=1, max_size=6).filter(
+        lambda segment: segment not in (".", "..")
+    ),
+    # segments that put " b/" (or "a/") inside a path, so plain headers become ambiguous
+    st.sampled_from(["x b", "b", " b", "a b", "a", "b c"]),
 )
-_PATH = st.lists(_SEGMENT, min_size=1, max_size=2).map("/".join)
+_PATH = st.lists(_SEGMENT, min_size=1, max_size=3).map("/".join)
 _LONG_LINE_TEXT = st.text(alphabet='abc xyz(){};=\t"éß日', min_size=40, max_size=80)
+# Content that looks like patch syntax once its marker column is stripped.
+_PATCH_LOOKALIKE = st.sampled_from(
+    [
+        "diff --git a/x b/x",
+        "diff --git a/src/a.py b/src/a.py",
+        "--- a/x",
+        "+++ b/x",
+        "@@ -1 +1 @@",
+        "@@ -1,3 +1,4 @@ def f():",
+        "\\ No newline at end of file",
+        "index 0000000..1111111 100644",
+        "rename from x",
+        "GIT binary patch",
+        "",
+    ]
+)
 _LINE_TEXT = st.one_of(
     st.text(
         alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\n\x00"),
         max_size=80,
     ),
     _LONG_LINE_TEXT,
+    _PATCH_LOOKALIKE,
+    # CRLF files keep their carriage returns inside the lines
+    st.text(alphabet="abc é\t", max_size=20).map(lambda text: text + "\r"),
 )
 
 
@@ -227,26 +354,59 @@ def hunks(draw: st.DrawFn, kind: str = " +-", big: bool = False) -> tuple[Hunk, 
             )
         )
         last = position == count - 1
-        result.append(Hunk(tuple(lines), no_newline=last and draw(st.booleans())))
+        result.append(
+            Hunk(
+                tuple(lines),
+                no_newline=last and draw(st.booleans()),
+                old_no_newline=last and "-" in kind and draw(st.booleans()),
+            )
+        )
     return tuple(result)
+
+
+@st.composite
+def long_line_hunk(draw: st.DrawFn) -> tuple[Hunk, ...]:
+    """One very long line, sometimes longer than any budget, between short ones."""
+    width = draw(st.integers(500, 5000))
+    long_line = draw(st.sampled_from("+- ")) + draw(st.sampled_from("xé日")) * width
+    before = draw(st.lists(st.sampled_from([" ctx", "-old", "+new"]), max_size=3))
+    return (Hunk((*before, long_line, " tail")),)
 
 
 @st.composite
 def file_diff(draw: st.DrawFn, number: int) -> FileDiff:
     kind = draw(
-        st.sampled_from(["modify", "modify", "add", "delete", "rename", "mode", "empty-add"])
+        st.sampled_from(
+            [
+                "modify",
+                "modify",
+                "add",
+                "delete",
+                "rename",
+                "copy",
+                "mode",
+                "mode-edit",
+                "empty-add",
+                "empty-delete",
+                "long-line",
+            ]
+        )
     )
     old = draw(_PATH) + f"~{number}"
-    if kind == "rename":
-        new = draw(_PATH) + f"~r{number}"
+    if kind in ("rename", "copy"):
+        new = draw(_PATH) + f"~{kind[0]}{number}"
         body = draw(st.one_of(st.just(()), hunks()))
         return FileDiff(kind, old, new, body)
     if kind == "add":
         return FileDiff(kind, old, old, draw(hunks("+"))[:1])
     if kind == "delete":
         return FileDiff(kind, old, old, draw(hunks("-"))[:1])
-    if kind in ("mode", "empty-add"):
+    if kind in ("mode", "empty-add", "empty-delete"):
         return FileDiff(kind, old, old)
+    if kind == "long-line":
+        return FileDiff("modify", old, old, draw(long_line_hunk()))
+    if kind == "mode-edit":
+        return FileDiff(kind, old, old, draw(hunks()))
     # about half of the edited files outgrow the budget and must be cut into pieces
     return FileDiff(kind, old, old, draw(hunks(big=draw(st.booleans()))))
 
@@ -274,8 +434,10 @@ def test_generated_patches_split_losslessly(
     ]
     assert [entry.paths for entry in parsed] == [diff.paths for diff in diffs]
     hints = data.draw(hints_for(diffs))
-    groups = split_diff(patch, budget, hints)
-    check_split(patch, diffs, groups, budget)
+    expected = reference_split(diffs, budget, hints)
+    assert split_or_code(patch, budget, hints) == expected
+    if expected != c.REASON_CONTEXT_TOO_LARGE:
+        check_split(patch, diffs, split_diff(patch, budget, hints), budget)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -362,6 +524,120 @@ def git(repo: Path, *args: str) -> str:
         ["git", "-C", str(repo), *args], env=env, capture_output=True, check=True
     )
     return result.stdout.decode("utf-8")
+
+
+_GIT_SEGMENT = st.sampled_from(
+    ["src", "a b", "x b", "b", "t\tab", "ü", "日本", 'q"t', "back\\s", "sp ", "-dash", "d.d"]
+)
+_GIT_PATH = st.lists(_GIT_SEGMENT, min_size=1, max_size=3).map("/".join)
+_GIT_LINE = st.one_of(
+    st.text(alphabet="abc é\t\r", max_size=30),
+    _PATCH_LOOKALIKE,
+    st.sampled_from(["x", "é", "日"]).map(lambda char: char * 1500),
+)
+
+
+@st.composite
+def file_text(draw: st.DrawFn) -> str:
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    text = "".join(line + newline for line in draw(st.lists(_GIT_LINE, max_size=30)))
+    return text[:-1] if text and draw(st.booleans()) else text
+
+
+@st.composite
+def edited(draw: st.DrawFn, text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    for _ in range(draw(st.integers(1, 4))):
+        position = draw(st.integers(0, len(lines)))
+        operation = draw(st.sampled_from(["insert", "delete", "replace"]))
+        if operation == "insert" or not lines:
+            lines.insert(position, draw(_GIT_LINE) + "\n")
+        elif operation == "delete":
+            del lines[min(position, len(lines) - 1)]
+        else:
+            lines[min(position, len(lines) - 1)] = draw(_GIT_LINE) + "\n"
+    result = "".join(lines)
+    return result[:-1] if result.endswith("\n") and draw(st.booleans()) else result
+
+
+def without_prefix_clashes(paths: set[str]) -> set[str]:
+    """Drop paths that are also directories of other paths: a tree cannot hold both."""
+    return {path for path in paths if not any(other.startswith(path + "/") for other in paths)}
+
+
+@st.composite
+def git_histories(draw: st.DrawFn) -> tuple[dict[str, str], dict[str | bytes, Change]]:
+    """A base tree and the changes of the head: edits, deletions, renames, copies, modes."""
+    names = without_prefix_clashes(set(draw(st.lists(_GIT_PATH, min_size=1, max_size=6))))
+    base = {name: draw(file_text()) for name in sorted(names)}
+    changes: dict[str | bytes, Change] = {}
+    for name, text in base.items():
+        action = draw(
+            st.sampled_from(["keep", "edit", "delete", "rename", "copy", "mode", "mode-edit"])
+        )
+        if action == "edit":
+            changes[name] = draw(edited(text))
+        elif action == "delete":
+            changes[name] = None
+        elif action == "rename":
+            changes[name] = None
+            moved = name + draw(st.sampled_from([" b/moved", "~r", ".ü"]))
+            changes[moved] = text if draw(st.booleans()) else draw(edited(text))
+        elif action == "copy":
+            changes[name + "~copy"] = text
+        elif action in ("mode", "mode-edit"):
+            changes[name] = executable(text if action == "mode" else draw(edited(text)))
+    for added in draw(st.lists(_GIT_PATH, max_size=2)):
+        changes[added + "~new"] = draw(st.one_of(st.just(""), file_text()))
+    allowed = without_prefix_clashes(set(base) | {str(name) for name in changes})
+    return base, {name: change for name, change in changes.items() if name in allowed}
+
+
+def raw_paths(raw: bytes) -> list[tuple[str, ...]]:
+    """The paths of each ``git diff --raw -z`` record, both sides for renames and copies."""
+    fields = raw.split(b"\0")[:-1]
+    records: list[tuple[str, ...]] = []
+    index = 0
+    while index < len(fields):
+        status = fields[index].split(b" ")[-1]
+        count = 2 if status[:1] in (b"R", b"C") else 1
+        paths = fields[index + 1 : index + 1 + count]
+        records.append(tuple(dict.fromkeys(path.decode("utf-8") for path in paths)))
+        index += 1 + count
+    return records
+
+
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(history=git_histories())
+def test_real_git_diffs_parse_and_split_like_the_reference(
+    tmp_path_factory: pytest.TempPathFactory,
+    history: tuple[dict[str, str], dict[str | bytes, Change]],
+) -> None:
+    base_files, changes = history
+    repo = GitRepo.init(tmp_path_factory.mktemp("history"))
+    tree: dict[str | bytes, Change] = {name: text for name, text in base_files.items()}
+    base = repo.commit(tree)
+    head = repo.commit(changes, parents=[base])
+    common = ["--full-index", "--no-ext-diff", "--no-textconv", base, head, "--"]
+    # the collector's rename detection, then copies as well
+    for detection in (["-M"], ["-M", "-C", "--find-copies-harder"]):
+        patch = repo.git("diff", "--patch", "--no-color", *detection, *common).decode("utf-8")
+        records = raw_paths(repo.git("diff", "--raw", "-z", *detection, *common))
+        assert [entry.paths for entry in parse_patch(patch)] == records
+        bodies = re.split(r"(?m)^(?=diff --git )", patch)[1:] if patch else []
+        sections = [GitSection(body, paths) for body, paths in zip(bodies, records, strict=True)]
+        assert "".join(bodies) == patch
+        first_segments = [name.split("/")[0] for name in base_files]
+        for budget in (1024, 3000, c.PREFERRED_GROUP_BYTES):
+            for hints in ([], ["."], [".", *first_segments]):
+                expected = reference_split(sections, budget, hints)
+                assert split_or_code(patch, budget, hints) == expected
+                if expected != c.REASON_CONTEXT_TOO_LARGE and patch:
+                    check_split(patch, sections, split_diff(patch, budget, hints), budget)
 
 
 def test_real_git_patch_with_awkward_names(tmp_path: Path) -> None:
