@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jev_select import contracts as c
+from jev_select import grouping
 from jev_select.grouping import (
     GroupingError,
     group_key,
@@ -1244,3 +1245,85 @@ def test_batch_boundary_is_exact() -> None:
     evidence["c"] = description_only_evidence("x" * (sizes[2] + 1))
     over = prepare(SIMPLE, evidence)
     assert [r.task_ids for r in over.requests] == [("a", "b"), ("c",)]
+
+
+def overflowing_states(
+    monkeypatch: pytest.MonkeyPatch, largest_question: int, excesses: Sequence[int]
+) -> list[int]:
+    """Make the n-th built state overflow the state limit by ``excesses[n]`` bytes.
+
+    Returns the list that records the budget of every split the sizing loop makes.
+    """
+    budgets: list[int] = []
+    real_split = grouping._split_files
+
+    def recording_split(*args: Any) -> Any:
+        budgets.append(args[2])
+        return real_split(*args)
+
+    built = itertools.count()
+
+    def padded_state(**arguments: Any) -> dict[str, Any]:
+        state = build_state(**arguments)
+        attempt = next(built)
+        if attempt >= len(excesses):
+            return state
+        target = c.MAX_STATE_PLUS_QUESTION_BYTES - largest_question + excesses[attempt]
+        pad = target - utf8_len(compact_json(state)) - len(',"pad":""')
+        return {**state, "pad": "x" * pad}
+
+    monkeypatch.setattr(grouping, "_split_files", recording_split)
+    monkeypatch.setattr(grouping, "build_state", padded_state)
+    return budgets
+
+
+def test_sizing_loop_makes_at_most_twelve_attempts(monkeypatch: pytest.MonkeyPatch) -> None:
+    evidence = {"t": description_only_evidence("T.")}
+    largest = question_size(evidence["t"])
+    step = 1 + c.SHRINK_MARGIN_BYTES
+    budgets = overflowing_states(monkeypatch, largest, [1] * 12)
+    with pytest.raises(GroupingError) as caught:
+        prepare(SIMPLE, evidence)
+    assert caught.value.code == c.REASON_CONTEXT_TOO_LARGE
+    assert budgets == [c.PREFERRED_GROUP_BYTES - attempt * step for attempt in range(12)]
+    # accepted on the twelfth attempt
+    budgets = overflowing_states(monkeypatch, largest, [1] * 11)
+    prepared = prepare(SIMPLE, evidence)
+    assert len(budgets) == 12
+    assert len(prepared.groups) == 1
+
+
+def test_sizing_loop_still_tries_a_budget_of_exactly_the_floor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    evidence = {"t": description_only_evidence("T.")}
+    largest = question_size(evidence["t"])
+    to_floor = c.PREFERRED_GROUP_BYTES - c.BUDGET_FLOOR_BYTES - c.SHRINK_MARGIN_BYTES
+    budgets = overflowing_states(monkeypatch, largest, [to_floor])
+    prepare(SIMPLE, evidence)
+    assert budgets == [c.PREFERRED_GROUP_BYTES, c.BUDGET_FLOOR_BYTES]
+    budgets = overflowing_states(monkeypatch, largest, [to_floor + 1])
+    with pytest.raises(GroupingError) as caught:
+        prepare(SIMPLE, evidence)
+    assert caught.value.code == c.REASON_CONTEXT_TOO_LARGE
+    assert budgets == [c.PREFERRED_GROUP_BYTES]
+
+
+def test_binary_patch_keyword_lines_are_allowed() -> None:
+    # §8.4 lists these lines; the collector refuses binaries before grouping, but the parser
+    # itself accepts the lines in a section without ---/+++ and hunks.
+    patch = (
+        "diff --git a/logo.png b/logo.png\n"
+        "index 1111111..2222222 100644\n"
+        "GIT binary patch\n"
+        "literal 5\n"
+        "delta 3\n"
+        "diff --git a/icon.png b/icon.png\n"
+        "new file mode 100644\n"
+        "index 0000000..3333333\n"
+        "Binary files /dev/null and b/icon.png differ\n"
+    )
+    assert [entry.paths for entry in parse_patch(patch)] == [("logo.png",), ("icon.png",)]
+    for misplaced in ("GIT binary patch", "literal 5", "Binary files a/x and b/x differ"):
+        with pytest.raises(GroupingError):
+            parse_patch(SIMPLE + misplaced + "\n")
