@@ -667,10 +667,12 @@ class _TaskBuilder:
         for index, step in enumerate(raw_steps if isinstance(raw_steps, list) else ()):
             if not isinstance(step, Mapping):
                 continue
-            directory = (
-                _first_string(step.get(_WORKING_DIRECTORY), job_directory, workflow_directory)
-                or _CURRENT_DIRECTORY
+            # An empty string is still the first string (spec §7.2); only absence means ".".
+            directory = _first_string(
+                step.get(_WORKING_DIRECTORY), job_directory, workflow_directory
             )
+            if directory is None:
+                directory = _CURRENT_DIRECTORY
             shell = _first_string(step.get(_SHELL), job_shell, workflow_shell)
             entry: dict[str, Any] = {"working_directory": directory}
             for field in (_NAME, _RUN, _USES, _WITH):

@@ -553,6 +553,23 @@ def test_defaults_precedence_for_directory_and_shell(h: Harness) -> None:
     assert (entry.job_metadata or {})["warnings"] == ["action-metadata-missing:./missing-action"]
 
 
+def test_an_empty_working_directory_is_kept_as_written(h: Harness) -> None:
+    workflow = (
+        "defaults:\n  run:\n    working-directory: web\n"
+        "jobs:\n  unit:\n    steps:\n"
+        "      - run: echo a\n        working-directory: ''\n"
+        "      - run: echo b\n"
+    )
+    h.files({WF: workflow})
+    entry = h.resolve(task((WF, "unit"))).evidence["unit"]
+    assert steps_only(entry) == [
+        [
+            {"run": "echo a", "working_directory": ""},
+            {"run": "echo b", "working_directory": "web"},
+        ]
+    ]
+
+
 def test_hints_across_tasks_in_first_seen_order(h: Harness) -> None:
     h.files(
         {
