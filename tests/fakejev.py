@@ -17,6 +17,7 @@ as the server stops.
 from __future__ import annotations
 
 import collections
+import contextlib
 import http.server
 import json
 import shutil
@@ -35,7 +36,7 @@ import pytest
 
 from jev_select import contracts as c
 
-__all__ = ["FakeJev", "RecordedRequest", "Reply", "ScoreSource", "fake_jev"]
+__all__ = ["ConnectProxy", "FakeJev", "RecordedRequest", "Reply", "ScoreSource", "fake_jev"]
 
 DEFAULT_USAGE: Mapping[str, Any] = {"input_tokens": 1200, "output_tokens": 7}
 ScoreSource = Mapping[str, float] | Callable[[str, "RecordedRequest"], Any] | float
@@ -446,6 +447,87 @@ class FakeJev:
 
     def _document_bytes(self, request: RecordedRequest, reply: Reply) -> bytes:
         return json.dumps(self.document(request, reply), allow_nan=True).encode()
+
+
+class ConnectProxy:
+    """A forward proxy on 127.0.0.1 that understands only ``CONNECT`` (how HTTPS goes through
+    an ``HTTPS_PROXY``). ``stall=True`` reads the ``CONNECT`` and never answers it; otherwise
+    bytes are relayed both ways. ``targets`` lists the ``host:port`` of every tunnel asked for.
+    """
+
+    def __init__(self, *, stall: bool = False) -> None:
+        self.stall = stall
+        self.targets: list[str] = []
+        self._stopping = threading.Event()
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.05)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+
+    def __enter__(self) -> ConnectProxy:
+        threading.Thread(target=self._accept_loop, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stopping.set()
+        with self._lock:
+            sockets = list(self._sockets)
+        for sock in sockets:
+            sock.close()
+        self._listener.close()
+
+    def _keep(self, sock: socket.socket) -> socket.socket:
+        with self._lock:
+            self._sockets.append(sock)
+        return sock
+
+    def _accept_loop(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                client, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(self._keep(client),), daemon=True).start()
+
+    def _serve(self, client: socket.socket) -> None:
+        try:
+            client.settimeout(None)
+            head = b""
+            while b"\r\n\r\n" not in head:
+                piece = client.recv(4096)
+                if not piece:
+                    return
+                head += piece
+            method, target = head.split(b" ")[:2]
+            with self._lock:
+                self.targets.append(target.decode())
+            if method != b"CONNECT" or self.stall:
+                self._stopping.wait()
+                return
+            host, _, port = target.decode().rpartition(":")
+            upstream = self._keep(socket.create_connection((host, int(port))))
+            client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            threading.Thread(target=self._relay, args=(upstream, client), daemon=True).start()
+            self._relay(client, upstream)
+        except OSError:
+            pass
+
+    def _relay(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while piece := source.recv(65536):
+                sink.sendall(piece)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
 
 
 @pytest.fixture

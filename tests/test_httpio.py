@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import socket
 import threading
 import time
@@ -9,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fakejev import FakeJev, Reply
+from fakejev import ConnectProxy, FakeJev, Reply
 from requests.auth import AuthBase
 from urllib3.connection import HTTPConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
@@ -286,3 +287,100 @@ def test_pool_classes_other_than_the_stock_ones_are_left_in_place() -> None:
     httpio._use_watched_pools(stock)
     assert stock.pool_classes_by_scheme["http"] is httpio._WatchedHTTPPool
     assert stock.pool_classes_by_scheme["https"] is httpio._WatchedHTTPSPool
+
+
+@pytest.fixture
+def tls_server(server: FakeJev, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeJev]:
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with FakeJev(tls=True) as tls:
+        assert tls.ca_bundle is not None
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", tls.ca_bundle)
+        yield tls
+
+
+def test_https_proxy_is_honoured_and_no_proxy_bypasses_it(
+    tls_server: FakeJev, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with ConnectProxy() as proxy:
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        assert request(tls_server.endpoint).status == 200
+        assert proxy.targets == [f"127.0.0.1:{tls_server.port}"]
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        assert request(tls_server.endpoint).status == 200
+        assert len(proxy.targets) == 1
+    assert len(tls_server.requests) == 2
+
+
+@pytest.mark.parametrize("reply", [Reply.header_drip(0.02), Reply.drip(0.02)])
+def test_bound_holds_through_a_proxy_tunnel(
+    tls_server: FakeJev, monkeypatch: pytest.MonkeyPatch, reply: Reply
+) -> None:
+    with ConnectProxy() as proxy:
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        tls_server.script(reply)
+        started = time.monotonic()
+        with pytest.raises(HttpTimeout):
+            request(tls_server.endpoint, bound=0.3)
+        assert time.monotonic() - started < 0.3 + SLACK_S
+        assert proxy.targets == [f"127.0.0.1:{tls_server.port}"]
+
+
+def test_bound_holds_when_the_proxy_never_answers(
+    tls_server: FakeJev, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with ConnectProxy(stall=True) as proxy:
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        started = time.monotonic()
+        with pytest.raises(HttpTimeout):
+            request(tls_server.endpoint, bound=0.3)
+        assert time.monotonic() - started < 0.3 + SLACK_S
+        assert len(proxy.targets) == 1
+    assert tls_server.requests == []
+
+
+def test_ssl_cert_file_is_honoured(tls_server: FakeJev, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert tls_server.ca_bundle is not None
+    monkeypatch.delenv("REQUESTS_CA_BUNDLE")
+    monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
+    with pytest.raises(HttpFailure) as caught:
+        request(tls_server.endpoint)
+    assert caught.value.kind == "transport"
+    monkeypatch.setenv("SSL_CERT_FILE", tls_server.ca_bundle)
+    assert request(tls_server.endpoint).status == 200
+
+
+def test_a_compressed_body_is_returned_as_received_and_capped_on_the_wire(
+    server: FakeJev,
+) -> None:
+    # We ask for identity; a server that compresses anyway gets its bytes back undecoded, so
+    # the cap bounds memory and a small compressed body can never inflate past it.
+    bomb = gzip.compress(b" " * (8 * CAP))
+    assert len(bomb) < CAP
+    server.script(Reply.status(200, {"Content-Encoding": "gzip"}, body=bomb))
+    assert request(server.endpoint).body == bomb
+    server.script(Reply.status(200, {"Content-Encoding": "gzip"}, body=bomb))
+    with pytest.raises(HttpTooLarge):
+        request(server.endpoint, cap=len(bomb) - 1)
+
+
+def test_bound_holds_against_a_server_that_never_reads_the_request() -> None:
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        accepted: list[socket.socket] = []
+        threading.Thread(target=lambda: accepted.append(listener.accept()[0]), daemon=True).start()
+        started = time.monotonic()
+        with pytest.raises(HttpTimeout):
+            bounded_request(
+                "POST",
+                f"http://127.0.0.1:{listener.getsockname()[1]}/",
+                headers={},
+                deadline=time.monotonic() + 0.3,
+                body_cap=CAP,
+                data=b"x" * (64 * CAP),  # far beyond what the socket buffers absorb
+            )
+        assert time.monotonic() - started < 0.3 + SLACK_S
+        for connection in accepted:
+            connection.close()

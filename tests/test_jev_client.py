@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import random
 import socket
 import time
 from collections.abc import Iterator
@@ -467,3 +469,25 @@ def test_https_with_an_untrusted_certificate_is_jev_error(
         monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
         monkeypatch.delenv("SSL_CERT_FILE", raising=False)
         assert failure_code(server) == c.REASON_JEV_ERROR
+
+
+def test_a_compressed_answer_is_not_strict_json_and_is_capped_as_sent(jev: FakeJev) -> None:
+    answer = json.dumps(document()).encode()
+    jev.script(Reply.status(200, {"Content-Encoding": "gzip"}, body=gzip.compress(answer)))
+    assert validate_response(post(jev), IDS, MODEL).error == c.REASON_JEV_ERROR
+    incompressible = random.Random(7).randbytes(c.RESPONSE_BODY_CAP + 1)
+    jev.script(Reply.status(200, {"Content-Encoding": "gzip"}, body=incompressible))
+    assert failure_code(jev) == c.REASON_INVALID_RESPONSE
+
+
+def test_unparseable_content_length_is_never_a_crash(jev: FakeJev) -> None:
+    jev.script(Reply.status(200, {"Content-Length": "\u00b2"}, body=encode(document())))
+    assert validate_response(post(jev), IDS, MODEL).error is None
+
+
+@pytest.mark.parametrize("code", [301, 302, 307, 308, 503])
+def test_error_status_with_an_endless_body_is_jev_error_at_once(jev: FakeJev, code: int) -> None:
+    jev.script(Reply.drip(0.05, status=code, headers={"Location": jev.base_url + "/x"}))
+    started = time.monotonic()
+    assert failure_code(jev, bound=3.0) == c.REASON_JEV_ERROR
+    assert time.monotonic() - started < 0.5

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import socket
 import subprocess
 import sys
 import threading
@@ -14,9 +16,10 @@ from typing import Any
 
 import attrs
 import pytest
-from fakejev import FakeJev, RecordedRequest, Reply
+from fakejev import ConnectProxy, FakeJev, RecordedRequest, Reply
 
 from jev_select import contracts as c
+from jev_select import httpio
 from jev_select.errors import PlanningFailure
 from jev_select.jev_client import RequestFailed
 from jev_select.models import (
@@ -573,3 +576,164 @@ def test_abandoned_requests_never_delay_process_exit() -> None:
     assert completed.returncode == 0, completed.stderr[-2000:]
     assert completed.stdout.split()[0] == c.REASON_JEV_TIMEOUT
     assert completed.stdout.count(repr(c.GROUP_FAILED)) == 3
+
+
+# -- the deadline against servers that stall below HTTP ----------------------------------------
+
+
+@contextlib.contextmanager
+def silent_listener(*, receive_buffer: int | None = None) -> Iterator[int]:
+    """A TCP port that accepts connections and then neither reads nor writes."""
+    with socket.socket() as listener:
+        if receive_buffer is not None:
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        accepted: list[socket.socket] = []
+
+        def accept_all() -> None:
+            with contextlib.suppress(OSError):
+                while True:
+                    accepted.append(listener.accept()[0])
+
+        threading.Thread(target=accept_all, daemon=True).start()
+        try:
+            yield listener.getsockname()[1]
+        finally:
+            for connection in accepted:
+                connection.close()
+
+
+def run_against(endpoint: str, prepared: PreparedObservation, timeout_ms: int) -> Any:
+    started = time.monotonic()
+    outcome = run_observation(
+        prepared,
+        endpoint=endpoint,
+        api_key=KEY,
+        expected_model=MODEL,
+        timeout_ms=timeout_ms,
+    )
+    return outcome, time.monotonic() - started
+
+
+def assert_timed_out_in_flight(outcome: ObservationOutcome, timeout_ms: int, started: int) -> None:
+    assert outcome.error == c.REASON_JEV_TIMEOUT
+    assert outcome.duration_ms < timeout_ms + c.DEADLINE_SLACK_MS
+    requests = outcome.observation.requests
+    assert [request.status for request in requests[:started]] == [c.GROUP_FAILED] * started
+    assert all(request.status == c.GROUP_NOT_STARTED for request in requests[started:])
+    for request in requests:
+        assert (request.error, request.model, request.usage) == (c.REASON_JEV_TIMEOUT, None, None)
+    for request in requests[:started]:
+        assert request.duration_ms is not None
+        assert timeout_ms - 50 <= request.duration_ms < timeout_ms + c.DEADLINE_SLACK_MS
+
+
+def test_deadline_holds_against_a_tls_handshake_that_never_completes() -> None:
+    with silent_listener() as port:
+        outcome, elapsed = run_against(
+            f"https://127.0.0.1:{port}/v1/systemone", prepare([[["a"]]] * 4), 400
+        )
+    assert elapsed < 0.4 + SLACK_S
+    assert_timed_out_in_flight(outcome, 400, 3)
+
+
+def test_deadline_holds_against_a_server_that_never_reads_the_request() -> None:
+    prepared = prepare([[["a"]], [["b"]]])
+    huge = attrs.evolve(prepared.requests[0], body=b"x" * (64 * 1_048_576))
+    prepared = attrs.evolve(prepared, requests=(huge, prepared.requests[1]))
+    with silent_listener(receive_buffer=4096) as port:
+        outcome, elapsed = run_against(f"http://127.0.0.1:{port}/v1/systemone", prepared, 400)
+    assert elapsed < 0.4 + SLACK_S
+    assert_timed_out_in_flight(outcome, 400, 2)
+
+
+def test_deadline_holds_when_the_socket_hook_is_unavailable(
+    jev: FakeJev, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Should urllib3 internals change so no socket reaches the watchdog, a header drip keeps
+    # the exchange itself alive; the coordinator must still give up on it at its bound.
+    monkeypatch.setattr(httpio, "_register_socket", lambda sock: sock)
+    jev.responder = lambda request: Reply.header_drip(0.02)
+    started = time.monotonic()
+    outcome = run(jev, prepare([[["a"]]] * 4), timeout_ms=400)
+    assert time.monotonic() - started < 0.4 + SLACK_S
+    assert_timed_out_in_flight(outcome, 400, 3)
+
+
+@pytest.mark.parametrize("stall", [False, True], ids=["tunnel-to-drip", "proxy-silent"])
+def test_deadline_holds_through_an_https_proxy(
+    monkeypatch: pytest.MonkeyPatch, stall: bool
+) -> None:
+    for name in ("NO_PROXY", "no_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with FakeJev(tls=True) as server, ConnectProxy(stall=stall) as proxy:
+        assert server.ca_bundle is not None
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", server.ca_bundle)
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        server.responder = lambda request: Reply.header_drip(0.02)
+        started = time.monotonic()
+        outcome = run(server, prepare([[["a"]]] * 4), timeout_ms=400)
+        assert time.monotonic() - started < 0.4 + SLACK_S
+        assert len(proxy.targets) == 3
+    assert_timed_out_in_flight(outcome, 400, 3)
+
+
+def test_https_proxy_carries_a_whole_observation(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("NO_PROXY", "no_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with FakeJev(tls=True, scores=0.25) as server, ConnectProxy() as proxy:
+        assert server.ca_bundle is not None
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", server.ca_bundle)
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        outcome = run(server, prepare([[["a"]], [["b"]]]))
+        assert proxy.targets == [f"127.0.0.1:{server.port}"] * 2
+    assert outcome.error is None
+    assert outcome.observation.status == c.OBSERVATION_COMPLETE
+
+
+# -- records ------------------------------------------------------------------------------------
+
+
+def test_group_error_follows_batch_order_and_outcome_error_the_first_failure(
+    jev: FakeJev,
+) -> None:
+    # batch 0 fails later (invalid), batch 1 fails first (503): the group reports batch 0's
+    # error, the outcome the failure that happened first.
+    late_invalid = attrs.evolve(Reply.ok(model="jev-1.13.1"), delay=0.3)
+
+    def respond(request: RecordedRequest) -> Reply:
+        return late_invalid if request.task_ids == ("a",) else Reply.status(503)
+
+    jev.responder = respond
+    outcome = run(jev, prepare([[["a"], ["b"]]]))
+    (chunk,) = outcome.observation.chunks
+    assert [request.error for request in chunk.requests] == [
+        c.REASON_INVALID_RESPONSE,
+        c.REASON_JEV_ERROR,
+    ]
+    assert chunk.error == c.REASON_INVALID_RESPONSE
+    assert outcome.error == c.REASON_JEV_ERROR
+    assert (chunk.status, chunk.probabilities) == (c.GROUP_FAILED, None)
+    assert chunk.model == "jev-1.13.1"
+    assert outcome.model_returned == "jev-1.13.1"
+    assert chunk.usage == USAGE
+    assert outcome.usage == USAGE
+
+
+def test_group_model_is_null_when_its_batches_disagree(jev: FakeJev) -> None:
+    def respond(request: RecordedRequest) -> Reply:
+        return Reply.ok(model="jev-1.13.1") if request.task_ids == ("b",) else Reply.ok()
+
+    jev.responder = respond
+    outcome = run(jev, prepare([[["a"], ["b"]], [["c"]]]))
+    first, second = outcome.observation.chunks
+    assert (first.status, first.model, first.probabilities) == (
+        c.GROUP_FAILED,
+        None,
+        {"a": 0.01},
+    )
+    assert (second.status, second.model) == (c.GROUP_COMPLETED, MODEL)
+    assert first.usage == USAGE + USAGE
+    assert outcome.model_returned is None
+    assert outcome.usage is not None
