@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import attrs
 import requests
 import urllib3.exceptions
+import urllib3.util
 from requests.adapters import HTTPAdapter
 from requests.auth import AuthBase
 from urllib3.connection import HTTPConnection, HTTPSConnection
@@ -291,10 +292,14 @@ def _exchange(
             verify = _ca_bundle()
             settings = session.merge_environment_settings(prepared.url, {}, True, verify, None)
             left = remaining()
+            # With a total, urllib3 sets the wait for the status line to what is left after
+            # connecting and uploading, not to the whole bound again. requests passes a urllib3
+            # Timeout through unchanged; its type stubs only know floats and tuples.
+            timeout: Any = urllib3.util.Timeout(total=left, connect=left, read=left)
             response = adapter.send(
                 prepared,
                 stream=True,
-                timeout=(left, left),
+                timeout=timeout,
                 verify=verify,
                 cert=settings["cert"],
                 proxies=settings["proxies"],

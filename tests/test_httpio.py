@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import socket
 import threading
@@ -382,5 +383,41 @@ def test_bound_holds_against_a_server_that_never_reads_the_request() -> None:
                 data=b"x" * (64 * CAP),  # far beyond what the socket buffers absorb
             )
         assert time.monotonic() - started < 0.3 + SLACK_S
+        for connection in accepted:
+            connection.close()
+
+
+def test_socket_timeouts_alone_end_by_the_bound_after_a_slow_upload(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Without the watchdog (urllib3 internals changed), the wait for the status line must still
+    # be bounded by the time left after the upload, not by the whole bound again.
+    monkeypatch.setattr(httpio, "_register_socket", lambda sock: sock)
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        accepted: list[socket.socket] = []
+
+        def read_late_then_stay_silent() -> None:
+            connection = listener.accept()[0]
+            accepted.append(connection)
+            time.sleep(0.4)
+            with contextlib.suppress(OSError):
+                while connection.recv(1 << 20):
+                    pass
+
+        threading.Thread(target=read_late_then_stay_silent, daemon=True).start()
+        started = time.monotonic()
+        with pytest.raises(HttpTimeout):
+            bounded_request(
+                "POST",
+                f"http://127.0.0.1:{listener.getsockname()[1]}/",
+                headers={},
+                deadline=time.monotonic() + 0.6,
+                body_cap=CAP,
+                data=b"x" * (16 * CAP),
+            )
+        assert time.monotonic() - started < 0.6 + SLACK_S
         for connection in accepted:
             connection.close()
