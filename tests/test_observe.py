@@ -737,3 +737,37 @@ def test_group_model_is_null_when_its_batches_disagree(jev: FakeJev) -> None:
     assert first.usage == USAGE + USAGE
     assert outcome.model_returned is None
     assert outcome.usage is not None
+
+
+_STUCK_EXIT_SCRIPT = """
+import sys
+from jev_select import httpio
+from jev_select.models import DiffGroup, PlannedRequest, PreparedGroup, PreparedObservation
+from jev_select.observe import run_observation
+
+httpio._register_socket = lambda sock: sock  # nothing will ever interrupt the stuck reads
+group = PreparedGroup(DiffGroup(0, 0, 0, "", "", ()), "0" * 64, "0" * 64)
+requests = tuple(PlannedRequest(0, ("a",), b"{}") for _ in range(3))
+outcome = run_observation(
+    PreparedObservation((group,), requests),
+    endpoint=sys.argv[1], api_key="k", expected_model="jev-1.13.0", timeout_ms=300,
+)
+print(outcome.error, flush=True)
+"""
+
+
+def test_workers_stuck_on_real_sockets_never_delay_process_exit(jev: FakeJev) -> None:
+    jev.responder = lambda request: Reply.header_drip(0.02)
+    root = Path(__file__).resolve().parent.parent
+    completed = subprocess.run(
+        [sys.executable, "-c", _STUCK_EXIT_SCRIPT, jev.endpoint],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=root,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert completed.stdout.split() == [c.REASON_JEV_TIMEOUT]
+    assert completed.stderr == ""
+    assert len(jev.requests) == 3
