@@ -275,7 +275,9 @@ def _exchange(
     # (to reuse the connection for a redirect) even with redirects disabled, unbounded in size.
     session = requests.Session()
     # Its defaults (a library User-Agent, "Accept: */*", "Connection: keep-alive") would add
-    # headers the caller did not ask for.
+    # headers the caller did not ask for. "Accept-Encoding: identity" is what http.client sends
+    # anyway; a body compressed regardless is returned as received (never inflated), so the
+    # cap bounds the bytes held and a compressed answer fails as non-JSON.
     session.headers.clear()
     adapter = _WatchedAdapter()
     try:
