@@ -15,7 +15,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import attrs
 import requests
@@ -327,10 +327,11 @@ def _exchange(
             chunks: list[bytes] = []
             size = 0
             raw = response.raw
+            read_some = _partial_reader(raw)
             while True:
                 _set_read_timeout(getattr(raw, "_fp", None), remaining())
                 try:
-                    chunk = raw.read1(_READ_CHUNK)
+                    chunk = read_some(_READ_CHUNK)
                 except _TRANSPORT_ERRORS as error:
                     if _is_timeout(error):
                         raise HttpTimeout() from None
@@ -348,6 +349,20 @@ def _exchange(
     finally:
         adapter.close()
         session.close()
+
+
+def _partial_reader(raw: Any) -> Callable[[int], bytes]:
+    """``read1`` returns whatever has arrived, so the clock is checked between small reads.
+    urllib3 before 2.3 (still allowed by requests) lacks it; a plain read then waits for a
+    whole chunk, and the watchdog or the socket timeout still ends it at the bound."""
+    read1 = getattr(raw, "read1", None)
+    if callable(read1):
+        return cast(Callable[[int], bytes], read1)
+
+    def read_chunk(size: int) -> bytes:
+        return cast(bytes, raw.read(size, decode_content=False))
+
+    return read_chunk
 
 
 def _set_read_timeout(fp: object, seconds: float) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import urllib3.response
 from fakejev import ConnectProxy, FakeJev, Reply
 from requests.auth import AuthBase
 from urllib3.connection import HTTPConnection
@@ -421,3 +422,30 @@ def test_socket_timeouts_alone_end_by_the_bound_after_a_slow_upload(
         assert time.monotonic() - started < 0.6 + SLACK_S
         for connection in accepted:
             connection.close()
+
+
+@pytest.fixture
+def without_read1(monkeypatch: pytest.MonkeyPatch) -> None:
+    """urllib3 before 2.3 (which requests still accepts) has no ``read1`` on its responses."""
+    for cls in urllib3.response.HTTPResponse.__mro__:
+        if "read1" in vars(cls):
+            monkeypatch.delattr(cls, "read1")
+
+
+@pytest.mark.usefixtures("without_read1")
+def test_bodies_are_read_and_capped_without_read1(server: FakeJev) -> None:
+    server.script(Reply.raw(b'{"ok":true}'))
+    assert request(server.endpoint).body == b'{"ok":true}'
+    for declared in (True, False):
+        server.script(Reply.oversized(declare_length=declared, size=1001))
+        with pytest.raises(HttpTooLarge):
+            request(server.endpoint, cap=1000)
+
+
+@pytest.mark.usefixtures("without_read1")
+def test_a_dripping_body_is_bounded_without_read1(server: FakeJev) -> None:
+    server.script(Reply.drip(0.02))
+    started = time.monotonic()
+    with pytest.raises(HttpTimeout):
+        request(server.endpoint, bound=0.3)
+    assert time.monotonic() - started < 0.3 + SLACK_S
