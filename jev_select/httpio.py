@@ -250,6 +250,8 @@ def bounded_request(
         raise
     finally:
         timer.cancel()
+        # A cancelled timer ends at once; joining it leaves no thread behind the exchange.
+        timer.join()
         _active.watchdog = previous
         watchdog.close()
 
