@@ -254,7 +254,9 @@ def reference_split(
     first = 0
     while first < len(diffs):
         if len(texts[first]) > budget:
-            lines = texts[first].splitlines(keepends=True)
+            # Only LF ends a patch line; a CR is content (bytes.splitlines would also cut at CR).
+            lines = texts[first].split(b"\n")
+            lines = [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
             position = starts[first]
             line = 0
             while line < len(lines):
