@@ -313,29 +313,7 @@ def test_report_is_valid_json_with_two_space_indentation(tmp_path: Path) -> None
     assert text.endswith("}\n")
     assert text.startswith('{\n  "version": 5,\n')
     assert json.loads(text) == result.report
-    assert list(result.report) == [
-        "version",
-        "tested_ref",
-        "diff_base_sha",
-        "job_metadata",
-        "observation_error",
-        "metadata_sha",
-        "base_sha",
-        "head_sha",
-        "tested_sha",
-        "selection_hash",
-        "skip_below",
-        "diff_hash",
-        "diff_bytes",
-        "changed_path_count",
-        "mode",
-        "status",
-        "model",
-        "durations_ms",
-        "usage",
-        "tasks",
-        "observation",
-    ]
+    assert list(result.report) == list(c.REPORT_FIELDS)
 
 
 # ---------------------------------------------------------------------------------------------

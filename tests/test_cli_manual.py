@@ -56,6 +56,11 @@ jobs:
 """
 
 
+def assert_commits(report: Mapping[str, Any], *, tested: str, base: str, head: str) -> None:
+    """The report names the pull request's commits (spec §5.6)."""
+    assert (report["tested_sha"], report["base_sha"], report["head_sha"]) == (tested, base, head)
+
+
 @pytest.fixture(scope="module")
 def jev() -> Iterator[FakeJev]:
     with FakeJev(tls=True, scores=SCORES) as server:
@@ -217,11 +222,7 @@ def assert_complete_outputs(result: CliRun, tested_sha: str) -> dict[str, str]:
 
 def assert_pull_request_commits(result: CliRun, pr: ManualPullRequest, tested: str) -> None:
     report = result.report
-    assert (report["tested_sha"], report["base_sha"], report["head_sha"]) == (
-        tested,
-        pr.base,
-        pr.head,
-    )
+    assert_commits(report, tested=tested, base=pr.base, head=pr.head)
     assert report["metadata_sha"] == pr.dispatch
 
 
@@ -296,11 +297,7 @@ def test_head_mode_tests_the_head_from_the_merge_base(
     assert outputs["status"] == c.STATUS_PLANNED
     report = result.report
     assert report["tested_ref"] == c.TESTED_REF_HEAD
-    assert (report["tested_sha"], report["base_sha"], report["head_sha"]) == (
-        pr.head,
-        pr.base,
-        pr.head,
-    )
+    assert_commits(report, tested=pr.head, base=pr.base, head=pr.head)
     assert report["diff_base_sha"] == pr.base
     assert report["metadata_sha"] == pr.dispatch
     assert fresh_jev.requests[0].json["state"]["tested_sha"] == pr.head
@@ -333,11 +330,7 @@ def test_force_all_still_resolves_the_pull_request_first(
     assert outputs["status"] == c.STATUS_BYPASSED
     assert outputs["run"] == '{"docs":true,"lint":true,"unit":true}'
     report = result.report
-    assert (report["tested_sha"], report["base_sha"], report["head_sha"]) == (
-        pr.merge,
-        pr.base,
-        pr.head,
-    )
+    assert_commits(report, tested=pr.merge, base=pr.base, head=pr.head)
     assert report["metadata_sha"] == pr.dispatch
     assert report["diff_base_sha"] == pr.base
     assert report["job_metadata"] == {}
@@ -368,11 +361,7 @@ def test_fork_pull_request_from_the_api_is_bypassed(
     assert outputs["status"] == c.STATUS_BYPASSED
     assert outputs["run"] == '{"docs":true,"lint":true,"unit":true}'
     report = result.report
-    assert (report["tested_sha"], report["base_sha"], report["head_sha"]) == (
-        pr.merge,
-        pr.base,
-        pr.head,
-    )
+    assert_commits(report, tested=pr.merge, base=pr.base, head=pr.head)
     assert report["metadata_sha"] == pr.dispatch
     assert report["observation"] is None
     for decision in report["tasks"].values():
@@ -420,11 +409,7 @@ def test_stale_base_in_the_answer_falls_back_as_incoherent(
     assert outputs["status"] == c.STATUS_FALLBACK
     assert outputs["run"] == '{"docs":true,"lint":true,"unit":true}'
     report = result.report
-    assert (report["tested_sha"], report["base_sha"], report["head_sha"]) == (
-        pr.merge,
-        moved,
-        pr.head,
-    )
+    assert_commits(report, tested=pr.merge, base=moved, head=pr.head)
     assert report["diff_base_sha"] == moved
     assert report["changed_path_count"] is None
     assert report["diff_hash"] is None
