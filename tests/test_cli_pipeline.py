@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cliutil import API_KEY_SENTINEL, TOKEN_SENTINEL, CliRun, GitHubEnv, run_cli
+from cliutil import (
+    API_KEY_SENTINEL,
+    THREE_TASKS_TEMPLATE,
+    TOKEN_SENTINEL,
+    CliRun,
+    GitHubEnv,
+    run_cli,
+)
 from fakejev import FakeJev, RecordedRequest, Reply
 from gitrepo import GitRepo
 
@@ -23,20 +30,9 @@ DIFF_SENTINEL = "DIFFSENTINEL_5e1f"
 DESCRIPTION_SENTINEL = "DESCRIPTIONSENTINEL_93ab"
 CONTEXT_SENTINEL = "CONTEXTSENTINEL_c0de"
 
-TASKS = f"""
-unit:
-  description: Runs the unit tests of the parser package. {DESCRIPTION_SENTINEL}
-  jobs:
-    - workflow: .github/workflows/ci.yml
-      job: unit
-  context_files: [tests/conftest.py]
-docs:
-  description: Builds the documentation site.
-  force_paths: [docs/**]
-lint:
-  description: Lints every source file.
-  always: true
-"""
+TASKS = THREE_TASKS_TEMPLATE.format(
+    unit=f"Runs the unit tests of the parser package. {DESCRIPTION_SENTINEL}"
+)
 
 WORKFLOW = """name: ci
 on: pull_request
