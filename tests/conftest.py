@@ -1,8 +1,11 @@
 """Shared pytest configuration: hypothesis profiles and the markers of the test suite.
 
-Hypothesis profiles, chosen with ``HYPOTHESIS_PROFILE`` (default ``ci``):
+Hypothesis profiles, chosen with ``HYPOTHESIS_PROFILE`` (default ``ci`` when ``CI=true``, else
+``dev``):
 
-- ``ci``: small and quick, for every CI run;
+- ``dev``: small and quick, with fresh random examples on every run, so local runs keep exploring;
+- ``ci``: the same size, derandomized, so a CI verdict depends only on the code under test (a new
+  example found locally becomes a pinned regression test instead);
 - ``deep``: 10,000 examples per property, for an occasional long fuzzing session
   (``HYPOTHESIS_PROFILE=deep .venv/bin/pytest tests/test_fuzz.py -q``).
 
@@ -18,18 +21,20 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
-    "ci",
+    "dev",
     max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+settings.register_profile("ci", settings.get_profile("dev"), derandomize=True)
 settings.register_profile(
     "deep",
     max_examples=10_000,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+_DEFAULT_PROFILE = "ci" if os.environ.get("CI") == "true" else "dev"
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", _DEFAULT_PROFILE))
 
 
 def pytest_configure(config: pytest.Config) -> None:
