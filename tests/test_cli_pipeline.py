@@ -300,6 +300,23 @@ def test_head_mode_diffs_from_the_merge_base(tmp_path: Path, fresh_jev: FakeJev)
     assert fresh_jev.requests[0].json["state"]["tested_sha"] == pr.head
 
 
+def local_plan_args(pr: PullRequest, tasks_file: Path, jev: FakeJev) -> list[str]:
+    """``jev-select plan`` in local mode over the pull request's base and head."""
+    return [
+        "plan",
+        "--tasks-file",
+        str(tasks_file),
+        "--repo",
+        str(pr.repo.path),
+        "--base",
+        pr.base,
+        "--head",
+        pr.head,
+        "--api-base-url",
+        jev.base_url,
+    ]
+
+
 def test_local_mode_prints_a_plan_and_writes_a_report(tmp_path: Path, fresh_jev: FakeJev) -> None:
     pr = PullRequest(tmp_path, CODE_CHANGE)
     tasks_file = tmp_path / "tasks.yml"
@@ -314,20 +331,7 @@ def test_local_mode_prints_a_plan_and_writes_a_report(tmp_path: Path, fresh_jev:
         "REQUESTS_CA_BUNDLE": fresh_jev.ca_bundle or "",
     }
     completed = run_cli(
-        [
-            "plan",
-            "--tasks-file",
-            str(tasks_file),
-            "--repo",
-            str(pr.repo.path),
-            "--base",
-            pr.base,
-            "--head",
-            pr.head,
-            "--api-base-url",
-            fresh_jev.base_url,
-            "--allow-external-context",
-        ],
+        [*local_plan_args(pr, tasks_file, fresh_jev), "--allow-external-context"],
         env,
     )
     assert completed.returncode == 0, completed.stderr
@@ -352,19 +356,7 @@ def test_local_mode_without_key_is_bypassed_and_sends_nothing(
     tasks_file = tmp_path / "tasks.yml"
     tasks_file.write_text(TASKS, "utf-8")
     completed = run_cli(
-        [
-            "plan",
-            "--tasks-file",
-            str(tasks_file),
-            "--repo",
-            str(pr.repo.path),
-            "--base",
-            pr.base,
-            "--head",
-            pr.head,
-            "--api-base-url",
-            fresh_jev.base_url,
-        ],
+        local_plan_args(pr, tasks_file, fresh_jev),
         {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TMPDIR": str(tmp_path)},
     )
     assert completed.returncode == 0, completed.stderr
