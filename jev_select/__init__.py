@@ -15,7 +15,7 @@ from .analyze import AnalysisError, analyze_shadow
 from .errors import InputError, PlanningFailure
 from .grouping import GroupingError, prepare_observation, split_diff
 from .inputs import parse_inputs
-from .jev_client import validate_response
+from .responses import validate_response
 from .jsonutil import canonical_json, compact_json, format_number
 from .metadata import build_evidence, resolve_metadata
 from .models import Inputs, Plan, TaskTable

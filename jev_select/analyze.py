@@ -12,8 +12,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import contracts as c
-from .errors import CodedError
-from .jsonutil import code_unit_key
+from .errors import CodedError, PlanningFailure
+from .jsonutil import code_unit_key, format_number
+from .report import validate_report
 
 __all__ = [
     "AnalysisError",
@@ -60,9 +61,6 @@ def _report_is_valid_shadow(report: Any) -> bool:
     analyzer names its violation separately and later (check 5), so it is set aside here by
     validating a copy in which every boolean ``run`` reads true.
     """
-    from .errors import PlanningFailure
-    from .report import validate_report
-
     if not isinstance(report, Mapping) or type(report.get("version")) is not int:
         return False
     if report.get(_MODE) != c.MODE_SHADOW:
@@ -208,8 +206,6 @@ def aggregate(analyses: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def _number(value: int | float) -> str:
-    from .jsonutil import format_number
-
     return format_number(value)
 
 

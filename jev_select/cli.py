@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn, TextIO
 
+from . import commands as extra
 from . import contracts as c
 from .environment import (
     GitHubContext,
@@ -26,7 +27,7 @@ from .environment import (
     read_github_context,
     temp_root,
 )
-from .errors import InputError, PlanningFailure, failure_message, input_error_message
+from .errors import InputError, InvocationError, PlanningFailure, failure_message, input_error_message
 from .git import (
     default_local_base,
     default_remote,
@@ -70,10 +71,6 @@ _LOCAL_ONLY_FLAGS = tuple(
     )
 )
 _INPUT_ENV = {spec.name: spec.env for spec in c.INPUTS}
-
-
-class InvocationError(Exception):
-    """The command line is not one the product accepts."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -132,8 +129,6 @@ def _build_parser() -> _Parser:
 
 def _register_extra_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
     """Subcommands beyond ``plan`` add themselves here."""
-    from . import commands as extra
-
     extra.register(commands)
 
 

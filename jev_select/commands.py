@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from . import contracts as c
 from .analyze import AnalysisError, aggregate, aggregate_table, analysis_table, analyze_shadow
+from .errors import InvocationError
 from .jsonutil import pretty_json
 from .planblock import PlanBlock, read_plan_block, render_plan_block
 from .readers import read_json, read_report, read_text
@@ -128,8 +129,6 @@ def _print(text: str) -> None:
 
 def run_analyze(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """``jev-select analyze REPORT RESULTS [REPORT RESULTS ...]`` (spec §14)."""
-    from .cli import InvocationError
-
     paths: list[str] = namespace.paths
     if len(paths) % 2:
         raise InvocationError()

@@ -16,12 +16,12 @@ import attrs
 
 from . import contracts as c
 from .errors import PlanningFailure
+from .inputs import normalise_https_url
 from .jsonutil import JsonError, strict_loads
 
 __all__ = [
     "GitHubContext",
     "PullRequestFacts",
-    "choose_bypass",
     "parse_manual_number",
     "parse_pull_request",
     "read_github_context",
@@ -63,8 +63,6 @@ def temp_root(environ: Mapping[str, str]) -> str:
 
 def server_origin(text: str) -> str | None:
     """The origin of ``GITHUB_SERVER_URL`` (spec §5.1), or None when it is not acceptable."""
-    from .inputs import normalise_https_url
-
     normalised = normalise_https_url(text, allow_path=False)
     if normalised is None:
         return None
@@ -190,28 +188,6 @@ def parse_manual_number(text: str, event_name: str) -> int | None:
     if number > c.MAX_SAFE_INTEGER:
         raise PlanningFailure(c.FAILURE_INVALID_MANUAL_REQUEST)
     return number
-
-
-def choose_bypass(
-    *,
-    pull_request: bool,
-    force_all: bool,
-    fork: bool,
-    api_key: str,
-    allow_external_context: bool,
-) -> str | None:
-    """The first applicable bypass of spec §5.5, or None."""
-    if not pull_request:
-        return c.REASON_NON_PULL_REQUEST
-    if force_all:
-        return c.REASON_FORCE_ALL
-    if fork:
-        return c.REASON_FORK
-    if not api_key:
-        return c.REASON_MISSING_API_KEY
-    if not allow_external_context:
-        return c.REASON_EXTERNAL_CONTEXT_DISABLED
-    return None
 
 
 def process_environment() -> dict[str, str]:

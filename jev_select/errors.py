@@ -7,6 +7,7 @@ from . import contracts
 __all__ = [
     "CodedError",
     "InputError",
+    "InvocationError",
     "PlanningFailure",
     "failure_message",
     "input_error_message",
@@ -22,6 +23,10 @@ class InputError(Exception):
 
     def __str__(self) -> str:
         return self.field
+
+
+class InvocationError(Exception):
+    """The command line is not one the product accepts."""
 
 
 class CodedError(Exception):

@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from . import contracts as c
 from .errors import PlanningFailure
+from .inputs import normalise_https_url
 from .httpio import BearerAuth, HttpFailure, bounded_request, run_with_deadline
 from .jsonutil import JsonError, strict_loads
 from .metadata import ActionFile
@@ -45,8 +46,6 @@ def api_root(server_origin: str, api_url: str | None) -> str | None:
     spec §2.3 with a path allowed, trailing ``/`` stripped. Otherwise ``https://github.com``
     maps to ``https://api.github.com`` and any other origin to ``<origin>/api/v3``.
     """
-    from .inputs import normalise_https_url
-
     if api_url:
         return normalise_https_url(api_url.strip(c.WHITESPACE), allow_path=True)
     origin = normalise_https_url(server_origin, allow_path=True)

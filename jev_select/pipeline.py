@@ -15,13 +15,12 @@ import attrs
 
 from . import contracts as c
 from .collect import collect_change
-from .environment import choose_bypass
 from .git import GitSession
 from .grouping import GroupingError, prepare_observation
 from .metadata import ActionFile, resolve_metadata
 from .models import Collection, Commits, Inputs, MetadataResult, ObservationOutcome, Plan
 from .observe import run_observation
-from .policy import decide, score_decisions
+from .policy import choose_bypass, decide, score_decisions
 from .report import build_report, validate_report
 from .tasks import compute_selection_hash
 

@@ -13,7 +13,29 @@ from .jsonutil import code_unit_key
 from .models import Observation, Plan, TaskDecision, TaskTable, frozen_mapping
 from .tasks import match_force_paths
 
-__all__ = ["decide", "score_decisions"]
+__all__ = ["choose_bypass", "decide", "score_decisions"]
+
+
+def choose_bypass(
+    *,
+    pull_request: bool,
+    force_all: bool,
+    fork: bool,
+    api_key: str,
+    allow_external_context: bool,
+) -> str | None:
+    """The first applicable bypass of spec §5.5, or None."""
+    if not pull_request:
+        return c.REASON_NON_PULL_REQUEST
+    if force_all:
+        return c.REASON_FORCE_ALL
+    if fork:
+        return c.REASON_FORK
+    if not api_key:
+        return c.REASON_MISSING_API_KEY
+    if not allow_external_context:
+        return c.REASON_EXTERNAL_CONTEXT_DISABLED
+    return None
 
 
 def score_decisions(

@@ -13,6 +13,7 @@ from typing import Any, BinaryIO
 
 from . import contracts as c
 from .jsonutil import strict_loads
+from .report import validate_report
 
 __all__ = ["read_bytes", "read_json", "read_report", "read_text"]
 
@@ -65,8 +66,6 @@ def read_json(path: str | os.PathLike[str], cap: int) -> Any | None:
 def read_report(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """A report v5 that passed schema and invariant validation, or ``None``. Never raises."""
     try:
-        from .report import validate_report
-
         value = read_json(path, c.REPORT_READ_MAX_BYTES)
         # Exactly the integer 5: the schema's const would also accept 5.0.
         if not isinstance(value, dict) or type(value.get("version")) is not int:

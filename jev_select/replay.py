@@ -43,7 +43,7 @@ import attrs
 from . import contracts as c
 from . import jev_client
 from .environment import temp_root
-from .errors import CodedError, InputError
+from .errors import CodedError, InputError, InvocationError
 from .git import GitError, normalise_remote, run_git, sanitised_environment
 from .inputs import parse_inputs
 from .jsonutil import (
@@ -1055,8 +1055,6 @@ def _failures(environ: Mapping[str, str]) -> Iterator[list[int]]:
 
 def run_replay(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """``jev-select replay``: print the table (and write JSON), or one fixed failure line."""
-    from .cli import InvocationError
-
     if namespace.live and namespace.write_synthetic:
         raise InvocationError()
     if namespace.api_base_url is not None and not namespace.live:

@@ -12,7 +12,6 @@ import pytest
 
 from jev_select import contracts as c
 from jev_select.environment import (
-    choose_bypass,
     parse_manual_number,
     parse_pull_request,
     read_github_context,
@@ -294,32 +293,3 @@ def test_manual_number() -> None:
 def test_invalid_manual_request(text: str, event_name: str) -> None:
     code = failure_code(lambda: parse_manual_number(text, event_name))
     assert code == c.FAILURE_INVALID_MANUAL_REQUEST
-
-
-def test_bypass_order() -> None:
-    everything = {
-        "pull_request": False,
-        "force_all": True,
-        "fork": True,
-        "api_key": "",
-        "allow_external_context": False,
-    }
-    expected = [
-        c.REASON_NON_PULL_REQUEST,
-        c.REASON_FORCE_ALL,
-        c.REASON_FORK,
-        c.REASON_MISSING_API_KEY,
-        c.REASON_EXTERNAL_CONTEXT_DISABLED,
-    ]
-    assert tuple(expected) == c.BYPASS_REASONS
-    fixes = [
-        ("pull_request", True),
-        ("force_all", False),
-        ("fork", False),
-        ("api_key", "key"),
-        ("allow_external_context", True),
-    ]
-    for reason, (name, value) in zip(expected, fixes, strict=True):
-        assert choose_bypass(**everything) == reason  # type: ignore[arg-type]
-        everything[name] = value
-    assert choose_bypass(**everything) is None  # type: ignore[arg-type]

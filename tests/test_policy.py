@@ -19,7 +19,7 @@ from jev_select.models import (
     TaskDecision,
     TaskTable,
 )
-from jev_select.policy import decide, score_decisions
+from jev_select.policy import choose_bypass, decide, score_decisions
 
 HASH = "0" * 64
 
@@ -564,3 +564,32 @@ def test_policy_invariants(arguments: dict[str, Any]) -> None:
             assert decision.reasons[0] == c.REASON_JEV_BELOW_THRESHOLD
     if arguments["bypass"] is not None:
         assert plan.status == c.STATUS_BYPASSED
+
+
+def test_bypass_order() -> None:
+    everything = {
+        "pull_request": False,
+        "force_all": True,
+        "fork": True,
+        "api_key": "",
+        "allow_external_context": False,
+    }
+    expected = [
+        c.REASON_NON_PULL_REQUEST,
+        c.REASON_FORCE_ALL,
+        c.REASON_FORK,
+        c.REASON_MISSING_API_KEY,
+        c.REASON_EXTERNAL_CONTEXT_DISABLED,
+    ]
+    assert tuple(expected) == c.BYPASS_REASONS
+    fixes = [
+        ("pull_request", True),
+        ("force_all", False),
+        ("fork", False),
+        ("api_key", "key"),
+        ("allow_external_context", True),
+    ]
+    for reason, (name, value) in zip(expected, fixes, strict=True):
+        assert choose_bypass(**everything) == reason  # type: ignore[arg-type]
+        everything[name] = value
+    assert choose_bypass(**everything) is None  # type: ignore[arg-type]
