@@ -22,11 +22,11 @@ from common import API_KEY, median, table, write_results
 from fakejev import FakeJev, Reply
 
 from jev_select import contracts as c
-from jev_select.grouping import prepare_observation
-from jev_select.jsonutil import compact_json
-from jev_select.models import Commits
-from jev_select.observe import run_observation
-from jev_select.questions import build_questions, description_only_evidence
+from jev_select.core.grouping import prepare_observation
+from jev_select.core.jsonutil import compact_json
+from jev_select.core.models import Commits
+from jev_select.core.questions import build_questions, description_only_evidence
+from jev_select.edges.evaluate import run_observation
 
 REQUEST_COUNTS = (1, 3, 9, 30)
 LATENCY_S = 0.2

@@ -23,9 +23,9 @@ from common import median, table, write_results
 from gitrepo import GitRepo
 
 from jev_select import contracts as c
-from jev_select.git import GitError, run_git, sanitised_environment
-from jev_select.inputs import parse_inputs
-from jev_select.metadata import ActionFile, resolve_metadata
+from jev_select.core.evidence import ActionFile, resolve_metadata
+from jev_select.core.inputs import parse_inputs
+from jev_select.edges.git import GitError, run_git, sanitised_environment
 
 JOBS = 30
 TASKS = 20

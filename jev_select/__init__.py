@@ -11,21 +11,21 @@ facts as data and never read the environment, the clock, files, the network or g
 
 from __future__ import annotations
 
-from .analyze import AnalysisError, analyze_shadow
+from .core.evidence import build_evidence, resolve_metadata
+from .core.grouping import GroupingError, prepare_observation, split_diff
+from .core.inputs import parse_inputs
+from .core.jsonutil import canonical_json, compact_json, format_number
+from .core.models import Inputs, Plan, TaskTable
+from .core.plan_block import PlanBlock, read_plan_block, render_plan_block
+from .core.policy import decide, score_decisions
+from .core.questions import build_questions
+from .core.render import render_outputs, render_summary
+from .core.report import build_report, validate_report
+from .core.responses import validate_response
+from .core.shadow import AnalysisError, analyze_shadow
+from .core.tasks import compute_selection_hash, match_force_paths, parse_tasks
+from .edges.readers import read_report
 from .errors import InputError, PlanningFailure
-from .grouping import GroupingError, prepare_observation, split_diff
-from .inputs import parse_inputs
-from .responses import validate_response
-from .jsonutil import canonical_json, compact_json, format_number
-from .metadata import build_evidence, resolve_metadata
-from .models import Inputs, Plan, TaskTable
-from .planblock import PlanBlock, read_plan_block, render_plan_block
-from .policy import decide, score_decisions
-from .questions import build_questions
-from .readers import read_report
-from .render import render_outputs, render_summary
-from .report import build_report, validate_report
-from .tasks import compute_selection_hash, match_force_paths, parse_tasks
 from .version import __version__
 
 __all__ = [

@@ -18,7 +18,11 @@ from typing import Any, NoReturn, TextIO
 
 from . import commands as extra
 from . import contracts as c
-from .environment import (
+from .core.inputs import github_inputs, parse_inputs, threshold_syntax_ok, trim
+from .core.models import Commits, Inputs
+from .core.render import log_line, render_outputs, render_summary, render_terminal
+from .core.report import report_text
+from .edges.environment import (
     GitHubContext,
     is_pull_request_event,
     parse_manual_number,
@@ -27,8 +31,7 @@ from .environment import (
     read_github_context,
     temp_root,
 )
-from .errors import InputError, InvocationError, PlanningFailure, failure_message, input_error_message
-from .git import (
+from .edges.git import (
     default_local_base,
     default_remote,
     is_git_repository,
@@ -36,13 +39,16 @@ from .git import (
     normalise_remote,
     resolve_local_revision,
 )
-from .github_api import GitHubApi, api_root
-from .inputs import github_inputs, parse_inputs, threshold_syntax_ok, trim
-from .models import Commits, Inputs
+from .edges.github_api import GitHubApi, api_root
+from .edges.publish import append_summary, mask_commands, remove_report, write_outputs, write_report
+from .errors import (
+    InputError,
+    InvocationError,
+    PlanningFailure,
+    failure_message,
+    input_error_message,
+)
 from .pipeline import ActionFetcher, Analysis, PlanResult, run_analysis
-from .publish import append_summary, mask_commands, remove_report, write_outputs, write_report
-from .render import log_line, render_outputs, render_summary, render_terminal
-from .report import report_text
 from .version import __version__
 
 __all__ = ["main"]

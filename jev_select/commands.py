@@ -17,13 +17,9 @@ from collections.abc import Mapping
 from typing import Any, TextIO
 
 from . import contracts as c
-from .analyze import AnalysisError, aggregate, aggregate_table, analysis_table, analyze_shadow
-from .errors import InvocationError
-from .jsonutil import pretty_json
-from .planblock import PlanBlock, read_plan_block, render_plan_block
-from .readers import read_json, read_report, read_text
-from .replay import register_replay
-from .results import (
+from .core.jsonutil import pretty_json
+from .core.plan_block import PlanBlock, read_plan_block, render_plan_block
+from .core.results import (
     ResultsFailure,
     api_root_from_environment,
     build_results,
@@ -31,6 +27,10 @@ from .results import (
     parse_job_map,
     validate_results,
 )
+from .core.shadow import AnalysisError, aggregate, aggregate_table, analysis_table, analyze_shadow
+from .edges.readers import read_json, read_report, read_text
+from .errors import InvocationError
+from .replay.run import register_replay
 from .version import __version__
 
 __all__ = [

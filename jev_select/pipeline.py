@@ -14,15 +14,15 @@ from typing import Any
 import attrs
 
 from . import contracts as c
-from .collect import collect_change
-from .git import GitSession
-from .grouping import GroupingError, prepare_observation
-from .metadata import ActionFile, resolve_metadata
-from .models import Collection, Commits, Inputs, MetadataResult, ObservationOutcome, Plan
-from .observe import run_observation
-from .policy import choose_bypass, decide, score_decisions
-from .report import build_report, validate_report
-from .tasks import compute_selection_hash
+from .core.evidence import ActionFile, resolve_metadata
+from .core.grouping import GroupingError, prepare_observation
+from .core.models import Collection, Commits, Inputs, MetadataResult, ObservationOutcome, Plan
+from .core.policy import choose_bypass, decide, score_decisions
+from .core.report import build_report, validate_report
+from .core.tasks import compute_selection_hash
+from .edges.collect import collect_change
+from .edges.evaluate import run_observation
+from .edges.git import GitSession
 
 __all__ = ["Analysis", "PlanResult", "run_analysis"]
 

@@ -28,7 +28,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from jev_select import contracts as c
-from jev_select.planblock import read_plan_block
+from jev_select.core.plan_block import read_plan_block
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK_FILE = ROOT / "requirements.lock"

@@ -10,16 +10,16 @@ from typing import Any
 
 import pytest
 
-from jev_select.analyze import (
+from jev_select.cli import main
+from jev_select.core.jsonutil import pretty_json
+from jev_select.core.report import validate_report
+from jev_select.core.shadow import (
     AnalysisError,
     aggregate,
     aggregate_table,
     analysis_table,
     analyze_shadow,
 )
-from jev_select.cli import main
-from jev_select.jsonutil import pretty_json
-from jev_select.report import validate_report
 
 TESTED = "c" * 40
 

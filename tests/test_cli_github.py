@@ -15,8 +15,8 @@ import pytest
 from cliutil import API_KEY_SENTINEL, BASE_SHA, HEAD_SHA, MERGE_SHA, TOKEN_SENTINEL, GitHubEnv
 
 from jev_select import contracts as c
+from jev_select.core.plan_block import read_plan_block
 from jev_select.errors import InputError, PlanningFailure, failure_message, input_error_message
-from jev_select.planblock import read_plan_block
 
 TASKS = """
 unit:
@@ -472,8 +472,8 @@ def test_local_mode_unexpected_error_is_internal_error_on_stderr(
 
 def test_an_unusable_api_url_sends_no_token_anywhere(monkeypatch: pytest.MonkeyPatch) -> None:
     from jev_select import cli
-    from jev_select.inputs import parse_inputs
-    from jev_select.metadata import ActionFile
+    from jev_select.core.evidence import ActionFile
+    from jev_select.core.inputs import parse_inputs
 
     constructed: list[str] = []
 

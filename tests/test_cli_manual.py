@@ -20,8 +20,8 @@ from fakejev import FakeJev
 from gitrepo import GitRepo
 
 from jev_select import contracts as c
+from jev_select.core.plan_block import read_plan_block
 from jev_select.errors import failure_message
-from jev_select.planblock import read_plan_block
 from jev_select.version import USER_AGENT
 
 PR_NUMBER = 7

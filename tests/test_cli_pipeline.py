@@ -24,7 +24,7 @@ from fakejev import FakeJev, RecordedRequest, Reply
 from gitrepo import GitRepo
 
 from jev_select import contracts as c
-from jev_select.planblock import read_plan_block
+from jev_select.core.plan_block import read_plan_block
 
 DIFF_SENTINEL = "DIFFSENTINEL_5e1f"
 DESCRIPTION_SENTINEL = "DESCRIPTIONSENTINEL_93ab"

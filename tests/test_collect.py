@@ -12,7 +12,8 @@ import pytest
 from gitrepo import Gitlink, GitRepo, executable
 
 from jev_select import contracts as c
-from jev_select.collect import (
+from jev_select.core.models import Collection
+from jev_select.edges.collect import (
     CollectionError,
     changed_paths,
     check_blob,
@@ -21,9 +22,8 @@ from jev_select.collect import (
     parse_numstat,
     parse_raw,
 )
+from jev_select.edges.git import GitSession
 from jev_select.errors import PlanningFailure
-from jev_select.git import GitSession
-from jev_select.models import Collection
 
 TOKEN = "tok-SENTINEL-4f1c9a"
 OID_A = "a" * 40
@@ -605,7 +605,7 @@ def test_removal_failure_is_internal_error(
         real_rmtree(path)
         Path(path).mkdir()  # something left behind
 
-    monkeypatch.setattr("jev_select.git.shutil.rmtree", failing_rmtree)
+    monkeypatch.setattr("jev_select.edges.git.shutil.rmtree", failing_rmtree)
     temp_root = tmp_path / "temp"
     temp_root.mkdir()
     session = GitSession(origin.url, token="", temp_root=str(temp_root), environ=os.environ)

@@ -530,8 +530,8 @@ def test_example_scripts_contain_no_expressions() -> None:
 
 # Literals that equal an owned string but name another concept. Keep this short.
 ALLOWED_LITERALS: dict[tuple[str, str], str] = {
-    ("metadata", "run"): "the `run:` key of a workflow step, not the output",
-    ("metadata", "incomplete"): "the evidence and job_metadata key, not the observation status",
+    ("evidence", "run"): "the `run:` key of a workflow step, not the output",
+    ("evidence", "incomplete"): "the evidence and job_metadata key, not the observation status",
     ("report", "incomplete"): "the job_metadata key, not the observation status",
     ("questions", "model"): "the model field of the System One request body",
     ("httpio", "status"): "the HTTP failure kind for a non-2xx answer",
@@ -609,7 +609,7 @@ def owned_literal_violations() -> list[str]:
     owned = owned_strings()
     fragments = message_fragments()
     violations = []
-    for path in sorted(PACKAGE_DIR.glob("*.py")):
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
         module = path.stem
         if module == "contracts":
             continue
@@ -620,7 +620,7 @@ def owned_literal_violations() -> list[str]:
                 continue
             if id(node) in docstrings:
                 continue
-            where = f"jev_select/{path.name}:{node.lineno}"
+            where = f"{path.relative_to(ROOT)}:{node.lineno}"
             if node.value in owned and (module, node.value) not in ALLOWED_LITERALS:
                 violations.append(f"{where}: {node.value!r} is an owned {owned[node.value]}")
             for fragment in fragments:
@@ -635,7 +635,7 @@ def test_no_module_spells_an_owned_string() -> None:
 
 
 def test_allowlist_names_existing_modules() -> None:
-    modules = {path.stem for path in PACKAGE_DIR.glob("*.py")}
+    modules = {path.stem for path in PACKAGE_DIR.rglob("*.py")}
     for module, literal in ALLOWED_LITERALS:
         assert module in modules, module
         assert literal in owned_strings(), literal

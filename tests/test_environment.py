@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from jev_select import contracts as c
-from jev_select.environment import (
+from jev_select.edges.environment import (
     parse_manual_number,
     parse_pull_request,
     read_github_context,

@@ -38,20 +38,20 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from jev_select import contracts as c
-from jev_select.environment import (
+from jev_select.core.grouping import GroupingError, parse_patch, split_diff
+from jev_select.core.inputs import parse_inputs
+from jev_select.core.jsonutil import code_unit_key
+from jev_select.core.models import Inputs, TaskTable
+from jev_select.core.plan_block import PlanBlock, read_plan_block, render_plan_block
+from jev_select.core.tasks import parse_tasks
+from jev_select.edges.environment import (
     PullRequestFacts,
     parse_manual_number,
     parse_pull_request,
     read_github_context,
 )
+from jev_select.edges.jev_client import ValidatedResponse, validate_response
 from jev_select.errors import InputError, PlanningFailure, input_error_message
-from jev_select.grouping import GroupingError, parse_patch, split_diff
-from jev_select.inputs import parse_inputs
-from jev_select.jev_client import ValidatedResponse, validate_response
-from jev_select.jsonutil import code_unit_key
-from jev_select.models import Inputs, TaskTable
-from jev_select.planblock import PlanBlock, read_plan_block, render_plan_block
-from jev_select.tasks import parse_tasks
 
 T = TypeVar("T")
 E = TypeVar("E", bound=Exception)

@@ -14,9 +14,9 @@ import pytest
 from gitrepo import GitRepo, git_env
 
 from jev_select import contracts as c
-from jev_select.collect import collect_change
-from jev_select.git import GitSession
-from jev_select.models import Collection
+from jev_select.core.models import Collection
+from jev_select.edges.collect import collect_change
+from jev_select.edges.git import GitSession
 
 TOKEN = "ghs_HTTP_SENTINEL_91ab"
 EXPECTED_AUTHORIZATION = "Basic " + base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()

@@ -11,8 +11,7 @@ import pytest
 from gitrepo import GitRepo
 
 from jev_select import contracts as c
-from jev_select.errors import InputError
-from jev_select.git import (
+from jev_select.edges.git import (
     GitCommandFailed,
     GitOutputTooLarge,
     GitSession,
@@ -28,6 +27,7 @@ from jev_select.git import (
     run_git,
     sanitised_environment,
 )
+from jev_select.errors import InputError
 
 TOKEN = "ghs_SENTINEL_token_7d2e"
 EXPECTED_CONFIG = [

@@ -11,9 +11,9 @@ import pytest
 from fakegithub import FakeGitHub, FakeResponse
 
 from jev_select import contracts as c
+from jev_select.core.evidence import ActionFile
+from jev_select.edges.github_api import GitHubApi, api_root, usable_token
 from jev_select.errors import PlanningFailure
-from jev_select.github_api import GitHubApi, api_root, usable_token
-from jev_select.metadata import ActionFile
 from jev_select.version import USER_AGENT
 
 PULL = {"state": "open", "number": 7, "head": {"sha": "a" * 40}, "base": {"sha": "b" * 40}}

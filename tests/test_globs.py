@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from jev_select.core.tasks import compile_glob, match_force_paths, parse_tasks
 from jev_select.errors import InputError
-from jev_select.tasks import compile_glob, match_force_paths, parse_tasks
 
 # The 32 vectors of spec §4.6, verbatim.
 SPEC_VECTORS = [

@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jev_select import contracts as c
-from jev_select import grouping
-from jev_select.grouping import (
+from jev_select.core import grouping
+from jev_select.core.grouping import (
     GroupingError,
     group_key,
     normalise_hints,
@@ -30,9 +30,9 @@ from jev_select.grouping import (
     prepare_observation,
     split_diff,
 )
-from jev_select.jsonutil import code_unit_key, compact_json, strict_loads
-from jev_select.models import Commits, DiffGroup
-from jev_select.questions import build_questions, build_state, description_only_evidence
+from jev_select.core.jsonutil import code_unit_key, compact_json, strict_loads
+from jev_select.core.models import Commits, DiffGroup
+from jev_select.core.questions import build_questions, build_state, description_only_evidence
 
 BASE = "1" * 40
 HEAD = "2" * 40

@@ -18,8 +18,8 @@ from urllib3.connection import HTTPConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import PoolManager
 
-from jev_select import httpio
-from jev_select.httpio import (
+from jev_select.edges import httpio
+from jev_select.edges.httpio import (
     BearerAuth,
     HttpFailure,
     HttpTimeout,

@@ -7,8 +7,7 @@ import itertools
 import pytest
 
 from jev_select import contracts as c
-from jev_select.errors import InputError, input_error_message
-from jev_select.inputs import (
+from jev_select.core.inputs import (
     github_inputs,
     normalise_https_url,
     parse_bool,
@@ -17,7 +16,8 @@ from jev_select.inputs import (
     parse_threshold,
     trim,
 )
-from jev_select.models import Inputs, Task, TaskTable
+from jev_select.core.models import Inputs, Task, TaskTable
+from jev_select.errors import InputError, input_error_message
 
 TASKS = "unit:\n  description: Runs the unit tests.\n"
 

@@ -15,9 +15,10 @@ import pytest
 from fakejev import FakeJev, Reply
 
 from jev_select import contracts as c
-from jev_select import jev_client, version
-from jev_select.jev_client import RequestFailed, ValidatedResponse, send, validate_response
-from jev_select.models import Usage
+from jev_select import version
+from jev_select.core.models import Usage
+from jev_select.edges import jev_client
+from jev_select.edges.jev_client import RequestFailed, ValidatedResponse, send, validate_response
 
 MODEL = c.DEFAULT_MODEL
 IDS = ("lint", "unit")
@@ -360,7 +361,7 @@ def test_netrc_and_provider_variables_never_replace_the_key(
 
 
 def test_no_provider_sdk_variable_is_named_in_the_package() -> None:
-    package = Path(jev_client.__file__).parent
+    package = Path(jev_client.__file__).parent.parent
     for source in package.rglob("*.py"):
         assert "TYPESAFE_" not in source.read_text(encoding="utf-8"), source.name
 

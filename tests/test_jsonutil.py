@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jev_select.jsonutil import (
+from jev_select.core.jsonutil import (
     JsonError,
     canonical_json,
     code_unit_key,
@@ -222,9 +222,9 @@ def test_strict_loads_keeps_escaped_pairs_and_literal_backslashes() -> None:
 
 def test_a_manifest_with_a_lone_surrogate_is_a_metadata_gap_not_a_crash() -> None:
     from jev_select import contracts as c
-    from jev_select.metadata import resolve_metadata
-    from jev_select.questions import build_questions
-    from jev_select.tasks import parse_tasks
+    from jev_select.core.evidence import resolve_metadata
+    from jev_select.core.questions import build_questions
+    from jev_select.core.tasks import parse_tasks
 
     tasks = parse_tasks(
         "unit:\n  description: Unit.\n  jobs: [{workflow: .github/workflows/ci.yml}]\n"

@@ -15,9 +15,7 @@ from gitrepo import GitRepo
 from jsonschema import Draft7Validator
 
 from jev_select import contracts as c
-from jev_select.github_api import GitHubApi
-from jev_select.jsonutil import canonical_json, compact_json
-from jev_select.metadata import (
+from jev_select.core.evidence import (
     ActionFile,
     MetadataFiles,
     ScriptScan,
@@ -26,7 +24,9 @@ from jev_select.metadata import (
     resolve_metadata,
     scan_command,
 )
-from jev_select.models import JobRef, MetadataResult, Task, TaskEvidence, TaskTable
+from jev_select.core.jsonutil import canonical_json, compact_json
+from jev_select.core.models import JobRef, MetadataResult, Task, TaskEvidence, TaskTable
+from jev_select.edges.github_api import GitHubApi
 
 REPOSITORY = "octo/app"
 WF = ".github/workflows/ci.yml"

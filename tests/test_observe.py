@@ -19,10 +19,7 @@ import pytest
 from fakejev import ConnectProxy, FakeJev, RecordedRequest, Reply
 
 from jev_select import contracts as c
-from jev_select import httpio
-from jev_select.errors import PlanningFailure
-from jev_select.jev_client import RequestFailed
-from jev_select.models import (
+from jev_select.core.models import (
     DiffGroup,
     ObservationOutcome,
     PlannedRequest,
@@ -30,7 +27,10 @@ from jev_select.models import (
     PreparedObservation,
     Usage,
 )
-from jev_select.observe import run_observation
+from jev_select.edges import httpio
+from jev_select.edges.evaluate import run_observation
+from jev_select.edges.jev_client import RequestFailed
+from jev_select.errors import PlanningFailure
 
 MODEL = c.DEFAULT_MODEL
 KEY = "sk-observe-SENTINEL"
@@ -546,8 +546,8 @@ def test_https_observation(monkeypatch: pytest.MonkeyPatch) -> None:
 
 _EXIT_SCRIPT = """
 import sys, threading
-from jev_select.models import DiffGroup, PlannedRequest, PreparedGroup, PreparedObservation
-from jev_select.observe import run_observation
+from jev_select.core.models import DiffGroup, PlannedRequest, PreparedGroup, PreparedObservation
+from jev_select.edges.evaluate import run_observation
 
 def never_returns(*args, **kwargs):
     threading.Event().wait()
@@ -741,9 +741,9 @@ def test_group_model_is_null_when_its_batches_disagree(jev: FakeJev) -> None:
 
 _STUCK_EXIT_SCRIPT = """
 import sys
-from jev_select import httpio
-from jev_select.models import DiffGroup, PlannedRequest, PreparedGroup, PreparedObservation
-from jev_select.observe import run_observation
+from jev_select.edges import httpio
+from jev_select.core.models import DiffGroup, PlannedRequest, PreparedGroup, PreparedObservation
+from jev_select.edges.evaluate import run_observation
 
 httpio._register_socket = lambda sock: sock  # nothing will ever interrupt the stuck reads
 group = PreparedGroup(DiffGroup(0, 0, 0, "", "", ()), "0" * 64, "0" * 64)

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from test_report import BASE, HEAD, SELECTION, TESTED, make_report, planned_report
 
 from jev_select import contracts as c
-from jev_select.jsonutil import code_unit_key
-from jev_select.models import Plan, TaskDecision, frozen_mapping
-from jev_select.planblock import PlanBlock, read_plan_block, render_plan_block
+from jev_select.core.jsonutil import code_unit_key
+from jev_select.core.models import Plan, TaskDecision, frozen_mapping
+from jev_select.core.plan_block import PlanBlock, read_plan_block, render_plan_block
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "jev_select" / "schemas" / c.PLAN_BLOCK_SCHEMA_FILE).read_text())

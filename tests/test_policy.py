@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jev_select import contracts as c
-from jev_select.models import (
+from jev_select.core.models import (
     ChunkRecord,
     Observation,
     Plan,
@@ -19,7 +19,7 @@ from jev_select.models import (
     TaskDecision,
     TaskTable,
 )
-from jev_select.policy import choose_bypass, decide, score_decisions
+from jev_select.core.policy import choose_bypass, decide, score_decisions
 
 HASH = "0" * 64
 

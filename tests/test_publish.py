@@ -12,8 +12,7 @@ import pytest
 from cliutil import parse_output_file
 
 from jev_select import contracts as c
-from jev_select.errors import PlanningFailure
-from jev_select.publish import (
+from jev_select.edges.publish import (
     append_summary,
     format_outputs,
     mask_commands,
@@ -21,6 +20,7 @@ from jev_select.publish import (
     write_outputs,
     write_report,
 )
+from jev_select.errors import PlanningFailure
 
 # --------------------------------------------------------------------------------------------
 # Masks (§11.3)

@@ -11,10 +11,10 @@ import jsonschema
 import pytest
 
 from jev_select import contracts as c
-from jev_select.jsonutil import compact_json, strict_loads
-from jev_select.metadata import resolve_metadata
-from jev_select.models import DiffGroup, JobRef, Task, TaskTable
-from jev_select.questions import (
+from jev_select.core.evidence import resolve_metadata
+from jev_select.core.jsonutil import compact_json, strict_loads
+from jev_select.core.models import DiffGroup, JobRef, Task, TaskTable
+from jev_select.core.questions import (
     build_question,
     build_questions,
     build_state,

@@ -12,9 +12,9 @@ import pytest
 from test_analyze import make_report
 
 from jev_select import contracts as c
-from jev_select.jsonutil import pretty_json
-from jev_select.readers import read_bytes, read_json, read_report, read_text
-from jev_select.report import report_text
+from jev_select.core.jsonutil import pretty_json
+from jev_select.core.report import report_text
+from jev_select.edges.readers import read_bytes, read_json, read_report, read_text
 
 REPORT = make_report({"unit": True, "docs": False})
 

@@ -19,10 +19,10 @@ from test_report import (
 )
 
 from jev_select import contracts as c
-from jev_select.jsonutil import code_unit_key
-from jev_select.models import Plan, Task, TaskDecision, TaskTable, frozen_mapping
-from jev_select.planblock import read_plan_block
-from jev_select.render import (
+from jev_select.core.jsonutil import code_unit_key
+from jev_select.core.models import Plan, Task, TaskDecision, TaskTable, frozen_mapping
+from jev_select.core.plan_block import read_plan_block
+from jev_select.core.render import (
     Summary,
     log_line,
     render_outputs,

@@ -19,8 +19,8 @@ from fakejev import FakeJev
 
 from jev_select import contracts as c
 from jev_select.cli import main
-from jev_select.jsonutil import strict_loads
-from jev_select.replay import (
+from jev_select.core.jsonutil import strict_loads
+from jev_select.replay.run import (
     CAMPAIGN_FILE,
     EXPECTED_FILE,
     ReplayFailure,

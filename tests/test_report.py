@@ -14,9 +14,8 @@ import jsonschema
 import pytest
 
 from jev_select import contracts as c
-from jev_select.errors import PlanningFailure
-from jev_select.jsonutil import pretty_json, strict_loads
-from jev_select.models import (
+from jev_select.core.jsonutil import pretty_json, strict_loads
+from jev_select.core.models import (
     ChangeSet,
     ChunkRecord,
     Commits,
@@ -27,8 +26,9 @@ from jev_select.models import (
     TaskTable,
     Usage,
 )
-from jev_select.policy import decide, score_decisions
-from jev_select.report import build_report, report_text, validate_report
+from jev_select.core.policy import decide, score_decisions
+from jev_select.core.report import build_report, report_text, validate_report
+from jev_select.errors import PlanningFailure
 
 ROOT = Path(__file__).resolve().parent.parent
 OUR_SCHEMA = strict_loads((ROOT / "jev_select" / "schemas" / c.REPORT_SCHEMA_FILE).read_text())

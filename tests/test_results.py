@@ -13,10 +13,9 @@ from fakegithub import FakeGitHub, FakeResponse
 from test_analyze import make_report
 
 from jev_select import contracts as c
-from jev_select.analyze import analyze_shadow
 from jev_select.cli import main
-from jev_select.jsonutil import strict_loads
-from jev_select.results import (
+from jev_select.core.jsonutil import strict_loads
+from jev_select.core.results import (
     JobOutcome,
     ResultsFailure,
     api_root_from_environment,
@@ -26,6 +25,7 @@ from jev_select.results import (
     task_for_job,
     validate_results,
 )
+from jev_select.core.shadow import analyze_shadow
 from jev_select.version import USER_AGENT
 
 ROOT = Path(__file__).resolve().parent.parent

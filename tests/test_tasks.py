@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jev_select import contracts as c
+from jev_select.core.models import JobRef, Task, TaskTable
+from jev_select.core.tasks import compute_selection_hash, parse_tasks, selection_hash_text
 from jev_select.errors import InputError, input_error_message
-from jev_select.models import JobRef, Task, TaskTable
-from jev_select.tasks import compute_selection_hash, parse_tasks, selection_hash_text
 
 TESTS = Path(__file__).parent
 TASKS_MESSAGE = (

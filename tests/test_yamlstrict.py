@@ -9,10 +9,10 @@ import pytest
 import yaml
 
 from jev_select import contracts as c
-from jev_select import yamlstrict
+from jev_select.core import yamlstrict
+from jev_select.core.tasks import parse_tasks
+from jev_select.core.yamlstrict import YamlStrictError, load_strict, mapping_key_text
 from jev_select.errors import InputError
-from jev_select.tasks import parse_tasks
-from jev_select.yamlstrict import YamlStrictError, load_strict, mapping_key_text
 
 
 def rejected(text: str) -> None:

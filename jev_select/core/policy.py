@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from . import contracts as c
+from .. import contracts as c
 from .jsonutil import code_unit_key
 from .models import Observation, Plan, TaskDecision, TaskTable, frozen_mapping
 from .tasks import match_force_paths

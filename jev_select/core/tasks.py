@@ -17,8 +17,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from wcmatch import glob as wcglob
 
-from . import contracts as c
-from .errors import InputError
+from .. import contracts as c
+from ..errors import InputError
 from .jsonutil import canonical_json, code_unit_key
 from .models import JobRef, Task, TaskTable
 from .yamlstrict import YamlStrictError, load_strict

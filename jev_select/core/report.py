@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import contracts as c
-from .errors import PlanningFailure
+from .. import contracts as c
+from ..errors import PlanningFailure
 from .jsonutil import code_unit_key, pretty_json, strict_loads
 from .models import ChangeSet, ChunkRecord, Commits, Observation, Plan, RequestRecord, Usage
 

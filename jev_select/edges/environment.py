@@ -14,10 +14,10 @@ from typing import Any
 
 import attrs
 
-from . import contracts as c
-from .errors import PlanningFailure
-from .inputs import normalise_https_url
-from .jsonutil import JsonError, strict_loads
+from .. import contracts as c
+from ..core.inputs import normalise_https_url
+from ..core.jsonutil import JsonError, strict_loads
+from ..errors import PlanningFailure
 
 __all__ = [
     "GitHubContext",

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 
 import attrs
 
-from . import contracts as c
-from .errors import CodedError
+from .. import contracts as c
+from ..core.jsonutil import code_unit_key
+from ..core.models import ChangeSet, Collection, Commits
+from ..errors import CodedError
 from .git import GitCommandFailed, GitError, GitOutputTooLarge, GitSession, is_object_id
-from .jsonutil import code_unit_key
-from .models import ChangeSet, Collection, Commits
 
 __all__ = [
     "CollectionError",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import contracts as c
+from .. import contracts as c
 from .jsonutil import code_unit_key, compact_json, sort_keys_deep
 from .models import DiffGroup
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from . import contracts as c
+from .. import contracts as c
 from .jsonutil import code_unit_key, pretty_json, strict_loads
 
 __all__ = ["PlanBlock", "read_plan_block", "render_plan_block"]

@@ -11,8 +11,8 @@ import math
 import re
 from collections.abc import Mapping
 
-from . import contracts as c
-from .errors import InputError
+from .. import contracts as c
+from ..errors import InputError
 from .models import Inputs
 from .tasks import parse_tasks
 

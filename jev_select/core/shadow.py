@@ -11,8 +11,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import contracts as c
-from .errors import CodedError, PlanningFailure
+from .. import contracts as c
+from ..errors import CodedError, PlanningFailure
 from .jsonutil import code_unit_key, format_number
 from .report import validate_report
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import attrs
 
-from . import contracts as c
-from .errors import CodedError
+from .. import contracts as c
+from ..errors import CodedError
 from .jsonutil import code_unit_key, compact_json
 from .models import Commits, DiffGroup, PlannedRequest, PreparedGroup, PreparedObservation
 from .questions import build_questions, build_state, request_body, sha_state

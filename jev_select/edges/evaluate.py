@@ -15,10 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
-from . import contracts as c
-from . import jev_client
-from .errors import PlanningFailure
-from .models import (
+from .. import contracts as c
+from ..core.models import (
     ChunkRecord,
     Observation,
     ObservationOutcome,
@@ -28,6 +26,8 @@ from .models import (
     RequestRecord,
     Usage,
 )
+from ..errors import PlanningFailure
+from . import jev_client
 
 __all__ = ["run_observation"]
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import attrs
 
-from . import contracts as c
+from .. import contracts as c
+from ..version import __version__
 from .jsonutil import code_unit_key, compact_json, format_number
 from .models import Plan
-from .planblock import render_plan_block
-from .version import __version__
+from .plan_block import render_plan_block
 
 __all__ = ["Summary", "log_line", "render_outputs", "render_summary", "render_terminal"]
 

@@ -40,13 +40,10 @@ from typing import Any
 
 import attrs
 
-from . import contracts as c
-from . import jev_client
-from .environment import temp_root
-from .errors import CodedError, InputError, InvocationError
-from .git import GitError, normalise_remote, run_git, sanitised_environment
-from .inputs import parse_inputs
-from .jsonutil import (
+from .. import contracts as c
+from ..core.evidence import ActionFile
+from ..core.inputs import parse_inputs
+from ..core.jsonutil import (
     JsonError,
     canonical_json,
     code_unit_key,
@@ -55,9 +52,12 @@ from .jsonutil import (
     pretty_json,
     strict_loads,
 )
-from .metadata import ActionFile
-from .models import Commits, Inputs
-from .pipeline import Analysis, run_analysis
+from ..core.models import Commits, Inputs
+from ..edges import jev_client
+from ..edges.environment import temp_root
+from ..edges.git import GitError, normalise_remote, run_git, sanitised_environment
+from ..errors import CodedError, InputError, InvocationError
+from ..pipeline import Analysis, run_analysis
 
 __all__ = [
     "Case",

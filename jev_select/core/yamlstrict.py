@@ -20,7 +20,7 @@ import yaml
 from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
 from yaml.nodes import MappingNode, Node, ScalarNode
 
-from . import contracts as c
+from .. import contracts as c
 from .jsonutil import format_number
 
 __all__ = ["YamlStrictError", "load_strict", "mapping_key_text"]

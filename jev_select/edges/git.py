@@ -26,9 +26,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, BinaryIO
 
-from . import contracts as c
-from .errors import InputError, PlanningFailure
-from .inputs import normalise_https_url
+from .. import contracts as c
+from ..core.inputs import normalise_https_url
+from ..errors import InputError, PlanningFailure
 
 # GitPython looks for git when it is first imported and, by default, raises with its own text when
 # there is none. A runner without git must fail the fetch like any other git error instead, so the

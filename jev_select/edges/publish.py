@@ -15,8 +15,8 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
 
-from . import contracts as c
-from .errors import PlanningFailure
+from .. import contracts as c
+from ..errors import PlanningFailure
 
 __all__ = [
     "append_summary",

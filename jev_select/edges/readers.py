@@ -11,9 +11,9 @@ import os
 import sys
 from typing import Any, BinaryIO
 
-from . import contracts as c
-from .jsonutil import strict_loads
-from .report import validate_report
+from .. import contracts as c
+from ..core.jsonutil import strict_loads
+from ..core.report import validate_report
 
 __all__ = ["read_bytes", "read_json", "read_report", "read_text"]
 

@@ -36,7 +36,7 @@ from typing import Any
 import attrs
 import yaml
 
-from . import contracts as c
+from .. import contracts as c
 from .jsonutil import (
     JsonError,
     canonical_json,

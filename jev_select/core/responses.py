@@ -13,7 +13,7 @@ from typing import Any, TypeGuard
 
 import attrs
 
-from . import contracts as c
+from .. import contracts as c
 from .jsonutil import JsonError, code_unit_key, strict_loads
 from .models import Usage
 

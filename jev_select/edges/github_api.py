@@ -15,13 +15,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
-from . import contracts as c
-from .errors import PlanningFailure
-from .inputs import normalise_https_url
+from .. import contracts as c
+from ..core.evidence import ActionFile
+from ..core.inputs import normalise_https_url
+from ..core.jsonutil import JsonError, strict_loads
+from ..errors import PlanningFailure
+from ..version import USER_AGENT
 from .httpio import BearerAuth, HttpFailure, bounded_request, run_with_deadline
-from .jsonutil import JsonError, strict_loads
-from .metadata import ActionFile
-from .version import USER_AGENT
 
 __all__ = ["GitHubApi", "api_root", "usable_token"]
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from . import contracts as c
-from . import httpio, version
-from .errors import CodedError
-from .responses import ValidatedResponse, validate_response
+from .. import contracts as c
+from .. import version
+from ..core.responses import ValidatedResponse, validate_response
+from ..errors import CodedError
+from . import httpio
 
 __all__ = ["RequestFailed", "ValidatedResponse", "request_headers", "send", "validate_response"]
 

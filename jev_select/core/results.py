@@ -20,11 +20,11 @@ from typing import Any
 
 import attrs
 
-from . import contracts as c
-from .errors import CodedError
-from .httpio import BearerAuth, HttpFailure, bounded_request, run_with_deadline
+from .. import contracts as c
+from ..edges.httpio import BearerAuth, HttpFailure, bounded_request, run_with_deadline
+from ..errors import CodedError
+from ..version import USER_AGENT
 from .jsonutil import JsonError, code_unit_key, strict_loads
-from .version import USER_AGENT
 
 __all__ = [
     "JobOutcome",

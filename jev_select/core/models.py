@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from . import contracts as c
+from .. import contracts as c
 
 __all__ = [
     "ChangeSet",

@@ -1,0 +1,1 @@
+"""The pure core: facts in, values out; no environment, clock, files, network or git."""

@@ -1,0 +1,1 @@
+"""The edges: every module here touches the environment, files, git or the network."""
