@@ -2,11 +2,13 @@
 
 Edge module (spec §1.3, §3, §11.3, §15). Every failure becomes one fixed diagnostic line and exit
 code 1 with nothing published; nothing supplied by the user, a provider or git is ever printed.
+SIGINT and SIGTERM become one fixed line and exit code 130 or 143 (``cancellation``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import re
@@ -22,6 +24,7 @@ from .core.inputs import github_inputs, parse_inputs, threshold_syntax_ok, trim
 from .core.models import Commits, Inputs
 from .core.render import log_line, render_outputs, render_summary, render_terminal
 from .core.report import report_text
+from .edges import cancellation
 from .edges.environment import (
     GitHubContext,
     is_pull_request_event,
@@ -40,7 +43,15 @@ from .edges.git import (
     resolve_local_revision,
 )
 from .edges.github_api import GitHubApi, api_root
-from .edges.publish import append_summary, mask_commands, remove_report, write_outputs, write_report
+from .edges.publish import (
+    append_outputs,
+    append_summary,
+    close_outputs,
+    mask_commands,
+    open_outputs,
+    remove_report,
+    write_report,
+)
 from .errors import (
     InputError,
     InvocationError,
@@ -148,6 +159,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     github_mode = environ.get("GITHUB_ACTIONS") == "true"
     diagnostics = sys.stdout if github_mode else sys.stderr
     arguments = list(sys.argv[1:] if argv is None else argv)
+    with cancellation.handle_signals():
+        try:
+            return _dispatch(arguments, environ, diagnostics, github_mode)
+        except cancellation.Cancelled as cancel:
+            return _cancelled(cancel, diagnostics, github_mode, published=False)
+
+
+def _dispatch(
+    arguments: list[str], environ: Mapping[str, str], diagnostics: TextIO, github_mode: bool
+) -> int:
     try:
         if github_mode and arguments[:1] == [c.COMMAND_PLAN]:
             # Masks come before anything else, even before the command line is checked.
@@ -170,6 +191,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception:
         _report_failure(c.FAILURE_INTERNAL_ERROR, diagnostics, github_mode)
         return 1
+
+
+def _cancelled(
+    cancel: cancellation.Cancelled, stream: TextIO, github_mode: bool, *, published: bool
+) -> int:
+    """Stop what other threads started, print the one cancellation line, return 128 + signal."""
+    cancellation.run_cleanups()
+    message = c.CANCELLED_AFTER_PUBLICATION_MESSAGE if published else c.CANCELLED_MESSAGE
+    # A closed stream must not turn a cancellation into a traceback.
+    with contextlib.suppress(OSError):
+        _emit_error(message, stream, github_mode)
+    return cancel.exit_code
 
 
 def _report_failure(code: str, stream: TextIO, github_mode: bool) -> None:
@@ -238,6 +271,7 @@ def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> i
     """GitHub mode; ``main`` has already printed the masks."""
     out = sys.stdout
     report_path: str | None = None
+    published = False
     try:
         if any(getattr(namespace, name) is not None for name in _LOCAL_ONLY_FLAGS):
             raise InvocationError()
@@ -261,11 +295,25 @@ def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> i
             fetch_action=_action_fetcher(context.server_origin, context.api_url, inputs),
         )
         result = run_analysis(inputs, analysis, validated_at=validated_at)
-        report_path = write_report(report_text(result.report), context.temp_root)
-        write_outputs(
-            context.output_path,
-            render_outputs(result.plan, result.report["tested_sha"], report_path),
-        )
+        text = report_text(result.report)
+        # Publication is atomic: the report is removed again unless the outputs that name it were
+        # appended in full, and that append (one write, cut back on failure) is never stopped
+        # halfway by a cancellation. The outputs are the plan; once they are written the run's
+        # result stands, whatever comes after.
+        with cancellation.deferred():
+            report_path = write_report(text, context.temp_root)
+        pairs = render_outputs(result.plan, result.report["tested_sha"], report_path)
+        descriptor = open_outputs(context.output_path)
+        try:
+            with cancellation.deferred():
+                append_outputs(descriptor, pairs)
+                published = True
+        finally:
+            close_outputs(descriptor)
+    except cancellation.Cancelled as cancel:
+        if not published:
+            _cleanup(report_path)
+        return _cancelled(cancel, out, True, published=published)
     except InvocationError:
         _cleanup(report_path)
         _report_failure(c.FAILURE_INVALID_INVOCATION, out, True)
@@ -274,9 +322,12 @@ def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> i
         _cleanup(report_path)
         _emit_error(_failure_text(error), out, True)
         return 1
-    _publish_summary(context, result)
-    out.write(log_line(result.plan, len(inputs.tasks)) + "\n")
-    out.flush()
+    try:
+        _publish_summary(context, result)
+        out.write(log_line(result.plan, len(inputs.tasks)) + "\n")
+        out.flush()
+    except cancellation.Cancelled as cancel:
+        return _cancelled(cancel, out, True, published=True)
     return 0
 
 
@@ -367,6 +418,7 @@ def _action_fetcher(server_origin: str, api_url: str | None, inputs: Inputs) -> 
 
 def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     err = sys.stderr
+    report_path: str | None = None
     try:
         inputs = _local_inputs(namespace, environ)
         remote, commits = _local_commits(namespace, inputs, environ)
@@ -383,14 +435,22 @@ def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
             fetch_action=GitHubApi(c.GITHUB_DEFAULT_API_URL, token).fetch_action,
         )
         result = run_analysis(inputs, analysis, validated_at=validated_at)
-        report_path = write_report(report_text(result.report), analysis.temp_root)
+        text = report_text(result.report)
+        with cancellation.deferred():
+            report_path = write_report(text, analysis.temp_root)
+        terminal = render_terminal(result.report, report_path)
     except InvocationError:
         _report_failure(c.FAILURE_INVALID_INVOCATION, err, False)
         return 1
     except Exception as error:
+        _cleanup(report_path)
         _emit_error(_failure_text(error), err, False)
         return 1
-    sys.stdout.write(render_terminal(result.report, report_path))
+    except cancellation.Cancelled:
+        # The report is only ever announced together with the plan; unannounced, it goes.
+        _cleanup(report_path)
+        raise
+    sys.stdout.write(terminal)
     sys.stdout.flush()
     return 0
 

@@ -227,6 +227,12 @@ INPUT_ERROR_TEMPLATE: Final = (
     'jev-select: invalid input "{field}"; expected {constraint}; no plan published.'
 )
 FAILURE_TEMPLATE: Final = "jev-select: planning failed ({code}); no plan published."
+# SIGINT or SIGTERM (a runner cancelling the job): one of these lines, exit code 128 + signal
+# number (130, 143). The second when the outputs had already been written in full.
+CANCELLED_MESSAGE: Final = "jev-select: cancelled; no plan published."
+CANCELLED_AFTER_PUBLICATION_MESSAGE: Final = (
+    "jev-select: cancelled; the plan was already published."
+)
 
 # Validation patterns (spec §2.1); always applied with re.fullmatch.
 MODEL_PATTERN: Final = r"jev-[0-9]+\.[0-9]+\.[0-9]+"

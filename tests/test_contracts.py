@@ -329,6 +329,13 @@ def test_docs_input_error_table_matches_contracts() -> None:
         assert row[1] == f"`{c.INPUT_CONSTRAINTS[code_name(row[0])]}`"
 
 
+def test_docs_give_the_cancellation_lines_verbatim() -> None:
+    text = REFERENCE_DOC.read_text(encoding="utf-8")
+    section = text.split("\n## Cancellation\n", 1)[1].split("\n## ", 1)[0]
+    for message in (c.CANCELLED_MESSAGE, c.CANCELLED_AFTER_PUBLICATION_MESSAGE):
+        assert f"`{message}`" in section
+
+
 def test_docs_task_field_table_matches_contracts() -> None:
     assert [code_name(row[0]) for row in doc_table("Task fields")] == list(c.TASK_FIELDS)
 
@@ -570,6 +577,8 @@ def message_fragments() -> set[str]:
     texts = [
         c.INPUT_ERROR_TEMPLATE,
         c.FAILURE_TEMPLATE,
+        c.CANCELLED_MESSAGE,
+        c.CANCELLED_AFTER_PUBLICATION_MESSAGE,
         c.LOG_LINE_TEMPLATE,
         c.SUMMARY_UNAVAILABLE_WARNING,
         c.PLAN_BLOCK_OMITTED_WARNING,

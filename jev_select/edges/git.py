@@ -24,25 +24,15 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .. import contracts as c
 from ..core.inputs import normalise_https_url
 from ..errors import InputError, PlanningFailure
+from . import cancellation
 
-# GitPython looks for git when it is first imported and, by default, raises with its own text when
-# there is none. A runner without git must fail the fetch like any other git error instead, so the
-# lookup is kept quiet for the import; the caller's setting is restored afterwards.
-_caller_refresh = os.environ.get("GIT_PYTHON_REFRESH")
-os.environ["GIT_PYTHON_REFRESH"] = "quiet"
-try:
-    import git.cmd
-    import git.exc
-finally:
-    if _caller_refresh is None:
-        del os.environ["GIT_PYTHON_REFRESH"]
-    else:
-        os.environ["GIT_PYTHON_REFRESH"] = _caller_refresh
+if TYPE_CHECKING:
+    from types import ModuleType
 
 __all__ = [
     "GitCommandFailed",
@@ -169,6 +159,53 @@ def _inherited_git_variables(environment: Mapping[str, str]) -> list[str]:
     )
 
 
+_gitpython_modules: tuple[ModuleType, ModuleType] | None = None
+
+
+def _gitpython() -> tuple[ModuleType, ModuleType]:
+    """GitPython's ``git.cmd`` and ``git.exc``, imported on first use.
+
+    Runs that never reach git (every bypass) must not pay for importing it. GitPython looks for
+    git when it is first imported and, by default, raises with its own text when there is none; a
+    runner without git must fail the fetch like any other git error instead, so the lookup is kept
+    quiet for the import and the caller's setting is restored afterwards.
+    """
+    global _gitpython_modules
+    if _gitpython_modules is None:
+        caller_refresh = os.environ.get("GIT_PYTHON_REFRESH")
+        os.environ["GIT_PYTHON_REFRESH"] = "quiet"
+        try:
+            import git.cmd
+            import git.exc
+        finally:
+            if caller_refresh is None:
+                del os.environ["GIT_PYTHON_REFRESH"]
+            else:
+                os.environ["GIT_PYTHON_REFRESH"] = caller_refresh
+        _gitpython_modules = (git.cmd, git.exc)
+    return _gitpython_modules
+
+
+# Every git process runs in a session of its own, so that one kill of its process group also
+# reaches the helpers it starts (git-remote-https, upload-pack). The flip side: a signal sent to
+# our own process group never reaches them, and nothing stops them when this process ends. The
+# live ones are kept here so that a cancellation stops them all, whichever thread started them.
+_live_lock = threading.Lock()
+_live: set[subprocess.Popen[Any]] = set()
+
+
+def terminate_children() -> None:
+    """Kill the process group of every git process still running."""
+    with _live_lock:
+        processes = list(_live)
+    for process in processes:
+        if process.poll() is None:
+            _kill(process)
+
+
+cancellation.add_cleanup(terminate_children)
+
+
 def _kill(process: subprocess.Popen[Any]) -> None:
     try:
         if os.name == "posix":
@@ -189,6 +226,21 @@ def _discard(stream: BinaryIO | None) -> None:
         pass
 
 
+def _reap(process: subprocess.Popen[Any], drain: threading.Thread | None) -> None:
+    """Kill ``process`` if it still runs, wait for it and close its pipes."""
+    if process.poll() is None:
+        _kill(process)
+    process.wait()
+    with _live_lock:
+        _live.discard(process)
+    if drain is not None:
+        drain.join(timeout=5)
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
 def run_git(args: Sequence[str], *, cwd: str, environment: Mapping[str, str], cap: int) -> bytes:
     """Run ``git <args>`` in ``cwd`` and return at most ``cap`` bytes of standard output.
 
@@ -205,25 +257,35 @@ def run_git(args: Sequence[str], *, cwd: str, environment: Mapping[str, str], ca
         for name in inherited:
             prefix += ["-u", name]
     command = [*prefix, "git", *args]
-    try:
-        handle = git.cmd.Git(cwd).execute(
-            command,
-            as_process=True,
-            env=dict(environment),
-            start_new_session=os.name == "posix",
-        )
-    except (git.exc.GitError, OSError, ValueError) as error:
-        raise GitCommandFailed() from error
-    process = handle.proc
-    if process is None or process.stdout is None:
-        raise GitCommandFailed()
-    stdout = process.stdout
-    drain = threading.Thread(target=_discard, args=(process.stderr,), daemon=True)
-    drain.start()
+    git_cmd, git_exc = _gitpython()
+    process: subprocess.Popen[Any] | None = None
+    drain: threading.Thread | None = None
     output = bytearray()
     too_large = False
     try:
-        descriptor = stdout.fileno()
+        # A cancellation arriving while git starts is held until the process is on record, so the
+        # clean-up below always knows what to kill.
+        with cancellation.deferred():
+            if cancellation.cancelled_by() is not None:
+                raise GitCommandFailed()  # a worker thread must not start git after a cancel
+            try:
+                handle = git_cmd.Git(cwd).execute(
+                    command,
+                    as_process=True,
+                    env=dict(environment),
+                    start_new_session=os.name == "posix",
+                )
+            except (git_exc.GitError, OSError, ValueError) as error:
+                raise GitCommandFailed() from error
+            process = handle.proc
+            if process is not None:
+                with _live_lock:
+                    _live.add(process)
+        if process is None or process.stdout is None:
+            raise GitCommandFailed()
+        drain = threading.Thread(target=_discard, args=(process.stderr,), daemon=True)
+        drain.start()
+        descriptor = process.stdout.fileno()
         while True:
             chunk = os.read(descriptor, _READ_CHUNK)
             if not chunk:
@@ -235,14 +297,9 @@ def run_git(args: Sequence[str], *, cwd: str, environment: Mapping[str, str], ca
                 break
         status = process.wait()
     finally:
-        if process.poll() is None:
-            _kill(process)
-            process.wait()
-        drain.join(timeout=5)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+        if process is not None:
+            with cancellation.deferred():
+                _reap(process, drain)
     if too_large:
         raise GitOutputTooLarge()
     if status != 0:
@@ -290,20 +347,27 @@ class GitSession:
         self.ready = False
 
     def __enter__(self) -> GitSession:
+        # ``__exit__`` does not run when ``__enter__`` raises: a cancellation arriving here removes
+        # the directory itself. It is put on record before a cancellation can strike.
         try:
-            self.directory = tempfile.mkdtemp(prefix=c.GIT_TEMP_PREFIX, dir=self._temp_root)
-        except OSError:
-            return self
-        git_dir = os.path.join(self.directory, "repo.git")
-        try:
-            run_git(
-                ["init", "--bare", "--quiet", git_dir],
-                cwd=self.directory,
-                environment=self._environment,
-                cap=_SMALL_OUTPUT_CAP,
-            )
-        except GitError:
-            return self
+            with cancellation.deferred():
+                try:
+                    self.directory = tempfile.mkdtemp(prefix=c.GIT_TEMP_PREFIX, dir=self._temp_root)
+                except OSError:
+                    return self
+            git_dir = os.path.join(self.directory, "repo.git")
+            try:
+                run_git(
+                    ["init", "--bare", "--quiet", git_dir],
+                    cwd=self.directory,
+                    environment=self._environment,
+                    cap=_SMALL_OUTPUT_CAP,
+                )
+            except GitError:
+                return self
+        except BaseException:
+            self._abandon()
+            raise
         self.git_dir = git_dir
         self.ready = True
         return self
@@ -314,25 +378,41 @@ class GitSession:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self.close()
+        if isinstance(exc, cancellation.Cancelled):
+            self._abandon()
+        else:
+            self.close()
+
+    def _abandon(self) -> None:
+        """Clean up on the way out of an interrupted session; the interruption stays the error.
+
+        A git process started by another thread may still write into the directory, so every
+        git process is stopped first. A directory that cannot be removed is not reported over
+        the interruption already on its way.
+        """
+        terminate_children()
+        with contextlib.suppress(PlanningFailure):
+            self.close()
 
     def close(self) -> None:
         """Remove the temporary directory; raise ``PlanningFailure`` when that fails."""
-        directory, self.directory = self.directory, None
-        self.ready = False
-        if directory is None:
-            return
-        failures: list[bool] = []
+        # Half a removal is the one outcome worse than none: a cancellation waits for it.
+        with cancellation.deferred():
+            directory, self.directory = self.directory, None
+            self.ready = False
+            if directory is None:
+                return
+            failures: list[bool] = []
 
-        def note_failure(*_: object) -> None:
-            failures.append(True)
+            def note_failure(*_: object) -> None:
+                failures.append(True)
 
-        if sys.version_info >= (3, 12):
-            shutil.rmtree(directory, onexc=note_failure)
-        else:
-            shutil.rmtree(directory, onerror=note_failure)
-        if failures or os.path.lexists(directory):
-            raise PlanningFailure(c.FAILURE_INTERNAL_ERROR)
+            if sys.version_info >= (3, 12):
+                shutil.rmtree(directory, onexc=note_failure)
+            else:
+                shutil.rmtree(directory, onerror=note_failure)
+            if failures or os.path.lexists(directory):
+                raise PlanningFailure(c.FAILURE_INTERNAL_ERROR)
 
     # ---- running ----------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """Publishing a plan: masks, the report file, ``GITHUB_OUTPUT`` and the step summary.
 
 Edge module (spec §10.1, §11.3, §12). The order is fixed by the caller: masks first, then the
-report, then the outputs in one write, then the summary. A failure before the outputs are written
-leaves nothing behind.
+report, then the outputs in one write, then the summary. A failure or a cancellation before the
+outputs are written leaves nothing behind; the outputs are the point of publication, appended in
+one write that is cut back when it fails (the caller keeps a cancellation from stopping it).
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ from .. import contracts as c
 from ..errors import PlanningFailure
 
 __all__ = [
+    "append_outputs",
     "append_summary",
+    "close_outputs",
     "format_outputs",
     "mask_commands",
+    "open_outputs",
     "remove_report",
     "write_outputs",
     "write_report",
@@ -89,6 +93,10 @@ def write_report(text: str, temp_root: str) -> str:
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)
         raise PlanningFailure(c.FAILURE_REPORT_UNWRITABLE) from None
+    except BaseException:  # a cancellation: the caller never learns the path, so remove it here
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
+        raise
 
 
 def remove_report(path: str) -> None:
@@ -112,13 +120,22 @@ def format_outputs(pairs: Iterable[tuple[str, str]]) -> str:
     return "".join(parts)
 
 
-def write_outputs(path: str, pairs: Sequence[tuple[str, str]]) -> None:
-    """Append all outputs to ``GITHUB_OUTPUT`` in one write, or raise ``output-unwritable``."""
-    payload = format_outputs(pairs).encode("utf-8")
+def open_outputs(path: str) -> int:
+    """Open ``GITHUB_OUTPUT`` for appending, or raise ``output-unwritable``.
+
+    Opening writes nothing, so it may be interrupted (a FIFO or a slow file system can block
+    here); :func:`append_outputs` is the step that must not stop halfway.
+    """
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     except OSError:
         raise PlanningFailure(c.FAILURE_OUTPUT_UNWRITABLE) from None
+
+
+def append_outputs(descriptor: int, pairs: Sequence[tuple[str, str]]) -> None:
+    """Append all outputs in one write, or leave the file as it was and raise
+    ``output-unwritable``. Does not close ``descriptor``."""
+    payload = format_outputs(pairs).encode("utf-8")
     original_size: int | None = None
     try:
         original_size = os.fstat(descriptor).st_size
@@ -134,8 +151,21 @@ def write_outputs(path: str, pairs: Sequence[tuple[str, str]]) -> None:
             with contextlib.suppress(OSError):
                 os.ftruncate(descriptor, original_size)
         raise PlanningFailure(c.FAILURE_OUTPUT_UNWRITABLE) from None
-    finally:
+
+
+def close_outputs(descriptor: int) -> None:
+    """Close what :func:`open_outputs` returned; the outputs are already complete by then."""
+    with contextlib.suppress(OSError):
         os.close(descriptor)
+
+
+def write_outputs(path: str, pairs: Sequence[tuple[str, str]]) -> None:
+    """Append all outputs to ``GITHUB_OUTPUT`` in one write, or raise ``output-unwritable``."""
+    descriptor = open_outputs(path)
+    try:
+        append_outputs(descriptor, pairs)
+    finally:
+        close_outputs(descriptor)
 
 
 def append_summary(path: str, text: str) -> bool:
