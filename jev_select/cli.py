@@ -13,12 +13,12 @@ import logging
 import os
 import re
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from . import commands as extra
 from . import contracts as c
 from .core.inputs import github_inputs, parse_inputs, threshold_syntax_ok, trim
 from .core.models import Commits, Inputs
@@ -42,7 +42,6 @@ from .edges.git import (
     normalise_remote,
     resolve_local_revision,
 )
-from .edges.github_api import GitHubApi, api_root
 from .edges.publish import (
     append_outputs,
     append_summary,
@@ -61,6 +60,10 @@ from .errors import (
 )
 from .pipeline import ActionFetcher, Analysis, PlanResult, run_analysis
 from .version import __version__
+
+if TYPE_CHECKING:
+    from .core.evidence import ActionFile
+    from .edges.github_api import GitHubApi
 
 __all__ = ["main"]
 
@@ -104,7 +107,13 @@ class _Parser(argparse.ArgumentParser):
         raise InvocationError()
 
 
-def _build_parser() -> _Parser:
+def _build_parser(command: str | None = None) -> _Parser:
+    """The command-line parser; for ``plan``, with that subcommand only.
+
+    The other subcommands bring the shadow analyzer, the results client and the evaluation replay
+    with their imports, which ``plan`` (on every pull request, in GitHub's hot path) never needs.
+    Parsing ``plan ...`` gives the same result either way.
+    """
     parser = _Parser(
         prog=c.PRODUCT_NAME,
         description="Select the CI tasks a pull request needs.",
@@ -140,12 +149,15 @@ def _build_parser() -> _Parser:
         help="local mode: run every task without asking Jev",
     )
     plan.set_defaults(handler=run_plan)
-    _register_extra_commands(commands)
+    if command != c.COMMAND_PLAN:
+        _register_extra_commands(commands)
     return parser
 
 
 def _register_extra_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
     """Subcommands beyond ``plan`` add themselves here."""
+    from . import commands as extra
+
     extra.register(commands)
 
 
@@ -173,7 +185,7 @@ def _dispatch(
         if github_mode and arguments[:1] == [c.COMMAND_PLAN]:
             # Masks come before anything else, even before the command line is checked.
             _print_masks(environ)
-        parser = _build_parser()
+        parser = _build_parser(arguments[0] if arguments else None)
         try:
             namespace = parser.parse_args(arguments)
         except argparse.ArgumentError:
@@ -356,6 +368,8 @@ def _github_commits(inputs: Inputs, context: GitHubContext) -> tuple[Commits, bo
     number = parse_manual_number(inputs.pull_request, context.event_name)
     merge_mode = inputs.tested_ref == c.TESTED_REF_MERGE
     if number is not None:
+        from .edges.github_api import GitHubApi, api_root
+
         root = api_root(context.server_origin, context.api_url)
         if root is None:
             raise PlanningFailure(c.FAILURE_INVALID_ENVIRONMENT)
@@ -403,12 +417,50 @@ def _no_action_metadata(_owner: str, _repo: str, _path: str, _ref: str) -> str:
     return ""  # not an action file: the action becomes a metadata gap of its task
 
 
+class _LazyActionFetcher:
+    """Looks actions up through the GitHub API, which is loaded on the first lookup only.
+
+    The API client brings the HTTP stack (requests, urllib3). Most runs never look an action up
+    (every bypass, every table without jobs), and they must not pay for importing it.
+    ``server_origin`` and ``api_url`` give the API root (``api_root``); a fixed ``root`` skips that.
+    """
+
+    def __init__(
+        self, token: str, *, server_origin: str = "", api_url: str | None = None, root: str = ""
+    ) -> None:
+        self._token = token
+        self._server_origin = server_origin
+        self._api_url = api_url
+        self._root = root
+        self._lock = threading.Lock()  # lookups may run in worker threads
+        self._fetch: ActionFetcher | None = None
+
+    def _fetcher(self) -> ActionFetcher:
+        with self._lock:
+            if self._fetch is None:
+                from .edges.github_api import api_root
+
+                root = self._root or api_root(self._server_origin, self._api_url)
+                # An unusable GITHUB_API_URL must not send the token to another host: no lookups.
+                self._fetch = (
+                    _no_action_metadata
+                    if root is None
+                    else _github_api(root, self._token).fetch_action
+                )
+            return self._fetch
+
+    def __call__(self, owner: str, repo: str, path: str, ref: str) -> ActionFile | str:
+        return self._fetcher()(owner, repo, path, ref)
+
+
+def _github_api(root: str, token: str) -> GitHubApi:
+    from .edges.github_api import GitHubApi
+
+    return GitHubApi(root, token)
+
+
 def _action_fetcher(server_origin: str, api_url: str | None, inputs: Inputs) -> ActionFetcher:
-    root = api_root(server_origin, api_url)
-    if root is None:
-        # An unusable GITHUB_API_URL must not send the token to another host: no lookups at all.
-        return _no_action_metadata
-    return GitHubApi(root, inputs.github_token).fetch_action
+    return _LazyActionFetcher(inputs.github_token, server_origin=server_origin, api_url=api_url)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -432,7 +484,7 @@ def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
             temp_root=temp_root(environ),
             environ=environ,
             provenance_repository=c.LOCAL_REPOSITORY_NAME,
-            fetch_action=GitHubApi(c.GITHUB_DEFAULT_API_URL, token).fetch_action,
+            fetch_action=_LazyActionFetcher(token, root=c.GITHUB_DEFAULT_API_URL),
         )
         result = run_analysis(inputs, analysis, validated_at=validated_at)
         text = report_text(result.report)

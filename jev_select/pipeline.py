@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from . import contracts as c
-from .core.evidence import ActionFile, resolve_metadata
-from .core.grouping import GroupingError, prepare_observation
 from .core.models import Collection, Commits, Inputs, MetadataResult, ObservationOutcome, Plan
 from .core.policy import choose_bypass, decide, score_decisions
 from .core.report import build_report, validate_report
 from .core.tasks import compute_selection_hash
-from .edges.collect import collect_change
-from .edges.evaluate import run_observation
-from .edges.git import GitSession
+
+if TYPE_CHECKING:
+    from .core.evidence import ActionFile
+    from .edges.git import GitSession
 
 __all__ = ["Analysis", "PlanResult", "run_analysis"]
 
@@ -84,6 +83,14 @@ def run_analysis(
     jev_ms: float | None = None
 
     if bypass is None and len(tasks) > 0:
+        # Imported here rather than at the top: a bypass (every push, fork or run without a key)
+        # needs neither git nor HTTP, and loading GitPython, requests and urllib3 would cost it
+        # more than all its own work.
+        from .core.grouping import GroupingError, prepare_observation
+        from .edges.collect import collect_change
+        from .edges.evaluate import run_observation
+        from .edges.git import GitSession
+
         with GitSession(
             analysis.remote,
             token=inputs.github_token,
@@ -186,6 +193,8 @@ def run_analysis(
 
 
 def _resolve_metadata(inputs: Inputs, analysis: Analysis, session: GitSession) -> MetadataResult:
+    from .core.evidence import resolve_metadata
+
     commits = analysis.commits
     needs_files = any(
         task.jobs is not None or task.context_files is not None for task in inputs.tasks.tasks

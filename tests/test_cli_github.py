@@ -484,13 +484,14 @@ def test_an_unusable_api_url_sends_no_token_anywhere(monkeypatch: pytest.MonkeyP
         def fetch_action(self, *_args: str) -> str:
             return ""
 
-    monkeypatch.setattr(cli, "GitHubApi", RecordingApi)
+    monkeypatch.setattr(cli, "_github_api", RecordingApi)
     inputs = parse_inputs({"tasks": "{}", "github-token": TOKEN_SENTINEL})
     fetch = cli._action_fetcher("https://ghes.example", "http://ghes.example/api/v3", inputs)
     assert not isinstance(fetch("octo", "setup", "", "v1"), ActionFile)
+    assert not isinstance(fetch("octo", "cache", "", "v2"), ActionFile)
     assert constructed == []
-    cli._action_fetcher("https://ghes.example", None, inputs)
-    cli._action_fetcher("https://github.com", "https://API.github.com/", inputs)
+    cli._action_fetcher("https://ghes.example", None, inputs)("octo", "setup", "", "v1")
+    cli._action_fetcher("https://github.com", "https://API.github.com/", inputs)("o", "r", "", "v")
     assert constructed == ["https://ghes.example/api/v3", "https://api.github.com"]
 
 
