@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from common import API_KEY, github_environment, median, run_product, table, write_results
-from fakejev import FakeJev
-from gitrepo import GitRepo
+from support.fakejev import FakeJev
+from support.gitrepo import GitRepo
 
 HISTORY = 2000
 FILES = 500

@@ -19,7 +19,7 @@ import os
 from typing import Any
 
 from common import API_KEY, median, table, write_results
-from fakejev import FakeJev, Reply
+from support.fakejev import FakeJev, Reply
 
 from jev_select import contracts as c
 from jev_select.core.grouping import prepare_observation

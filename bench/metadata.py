@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from common import median, table, write_results
-from gitrepo import GitRepo
+from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
 from jev_select.core.evidence import ActionFile, resolve_metadata

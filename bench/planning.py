@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from common import API_KEY, base_environment, median, run_product, table, write_results
-from fakejev import FakeJev
-from gitrepo import GitRepo
+from support.fakejev import FakeJev
+from support.gitrepo import GitRepo
 
 KIB = 1024
 MIB = 1024 * KIB

@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 import pytest
-from fakejev import ConnectProxy, FakeJev, RecordedRequest, Reply
+from support.fakejev import ConnectProxy, FakeJev, RecordedRequest, Reply
 
 from jev_select import contracts as c
 from jev_select.core.models import (
@@ -564,7 +564,7 @@ print(outcome.error, [request.status for request in outcome.observation.requests
 
 
 def test_abandoned_requests_never_delay_process_exit() -> None:
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     completed = subprocess.run(  # three workers stay blocked forever; exit must not wait
         [sys.executable, "-c", _EXIT_SCRIPT],
         capture_output=True,
@@ -758,7 +758,7 @@ print(outcome.error, flush=True)
 
 def test_workers_stuck_on_real_sockets_never_delay_process_exit(jev: FakeJev) -> None:
     jev.responder = lambda request: Reply.header_drip(0.02)
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     completed = subprocess.run(
         [sys.executable, "-c", _STUCK_EXIT_SCRIPT, jev.endpoint],
         capture_output=True,

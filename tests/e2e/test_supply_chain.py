@@ -25,7 +25,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
 LOCK = ROOT / "requirements.lock"
 WORKFLOWS = sorted((ROOT / "examples").glob("*/.github/workflows/*.y*ml"))

@@ -30,7 +30,7 @@ from packaging.utils import canonicalize_name
 from jev_select import contracts as c
 from jev_select.core.plan_block import read_plan_block
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LOCK_FILE = ROOT / "requirements.lock"
 BASH = shutil.which("bash")
 GITHUB_SHA = "0123456789abcdef0123456789abcdef01234567"

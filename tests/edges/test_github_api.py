@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fakegithub import FakeGitHub, FakeResponse
+from support.fakegithub import FakeGitHub, FakeResponse
 
 from jev_select import contracts as c
 from jev_select.core.evidence import ActionFile

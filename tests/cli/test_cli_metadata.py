@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cliutil import API_KEY_SENTINEL, REPOSITORY, TOKEN_SENTINEL, CliRun, GitHubEnv
-from fakegithub import FakeGitHub, RecordedRequest
-from fakejev import FakeJev
-from gitrepo import GitRepo
+from support.cliutil import API_KEY_SENTINEL, REPOSITORY, TOKEN_SENTINEL, CliRun, GitHubEnv
+from support.fakegithub import FakeGitHub, RecordedRequest
+from support.fakejev import FakeJev
+from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
 from jev_select.version import USER_AGENT

@@ -19,7 +19,7 @@ from jev_select.core.models import JobRef, Task, TaskTable
 from jev_select.core.tasks import compute_selection_hash, parse_tasks, selection_hash_text
 from jev_select.errors import InputError, input_error_message
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parent.parent
 TASKS_MESSAGE = (
     'jev-select: invalid input "tasks"; expected a YAML mapping of uniquely named task objects, '
     "each with a nonblank description and only the documented fields; no plan published."

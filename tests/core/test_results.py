@@ -9,8 +9,8 @@ from typing import Any
 
 import jsonschema
 import pytest
-from fakegithub import FakeGitHub, FakeResponse
-from test_analyze import make_report
+from support.fakegithub import FakeGitHub, FakeResponse
+from support.reports import make_report
 
 from jev_select import contracts as c
 from jev_select.cli import main
@@ -28,7 +28,7 @@ from jev_select.core.results import (
 from jev_select.core.shadow import analyze_shadow
 from jev_select.version import USER_AGENT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = strict_loads((ROOT / "jev_select" / "schemas" / c.RESULTS_SCHEMA_FILE).read_text())
 REPOSITORY = "octo-org/octo-repo"
 TOKEN = "ghs_resultsTOKEN0123456789"

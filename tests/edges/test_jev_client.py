@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakejev import FakeJev, Reply
+from support.fakejev import FakeJev, Reply
 
 from jev_select import contracts as c
 from jev_select import version

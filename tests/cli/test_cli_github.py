@@ -12,7 +12,14 @@ import os
 from pathlib import Path
 
 import pytest
-from cliutil import API_KEY_SENTINEL, BASE_SHA, HEAD_SHA, MERGE_SHA, TOKEN_SENTINEL, GitHubEnv
+from support.cliutil import (
+    API_KEY_SENTINEL,
+    BASE_SHA,
+    HEAD_SHA,
+    MERGE_SHA,
+    TOKEN_SENTINEL,
+    GitHubEnv,
+)
 
 from jev_select import contracts as c
 from jev_select.core.plan_block import read_plan_block
@@ -43,7 +50,7 @@ def make_env(tmp_path: Path, **inputs: str) -> GitHubEnv:
 
 
 def assert_everything_runs(run_result: object, status: str, reason: str, tested_sha: str) -> None:
-    from cliutil import CliRun
+    from support.cliutil import CliRun
 
     assert isinstance(run_result, CliRun)
     assert run_result.code == 0, run_result.stdout

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from gitrepo import GitRepo
+from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
 from jev_select.edges.git import (

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 import urllib3.response
-from fakejev import ConnectProxy, FakeJev, Reply
 from requests.auth import AuthBase
+from support.fakejev import ConnectProxy, FakeJev, Reply
 from urllib3.connection import HTTPConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import PoolManager

@@ -16,7 +16,8 @@ All rows share one HTTPS fake Jev (each row gets its own API path prefix, so rep
 counts never mix) and one set of origin repositories built once per module. The processes run a
 few at a time; only the rows selected for the session are run.
 
-``docs/reliability.md`` lists the same table; ``python tests/test_fault_matrix.py`` prints it.
+``docs/reliability.md`` lists the same table;
+``PYTHONPATH=tests python tests/e2e/test_fault_matrix.py`` prints it.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cliutil import (
+from support.cliutil import (
     API_KEY_SENTINEL,
     THREE_TASKS_TEMPLATE,
     TOKEN_SENTINEL,
@@ -42,8 +43,8 @@ from cliutil import (
     parse_output_file,
     run_cli,
 )
-from fakejev import FakeJev, RecordedRequest, Reply
-from gitrepo import Gitlink, GitRepo, git_env
+from support.fakejev import FakeJev, RecordedRequest, Reply
+from support.gitrepo import Gitlink, GitRepo, git_env
 
 from jev_select import contracts as c
 from jev_select.errors import failure_message
@@ -858,9 +859,9 @@ def test_matrix_covers_the_brief() -> None:
 
 
 def test_reliability_doc_lists_this_matrix() -> None:
-    document = Path(__file__).resolve().parent.parent / "docs" / "reliability.md"
+    document = Path(__file__).resolve().parents[2] / "docs" / "reliability.md"
     assert matrix_markdown() in document.read_text("utf-8"), (
-        "regenerate the table: python tests/test_fault_matrix.py"
+        "regenerate the table: PYTHONPATH=tests python tests/e2e/test_fault_matrix.py"
     )
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakegithub import FakeGitHub, FakeResponse
-from gitrepo import GitRepo
 from jsonschema import Draft7Validator
+from support.fakegithub import FakeGitHub, FakeResponse
+from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
 from jev_select.core.evidence import (
@@ -32,7 +32,9 @@ REPOSITORY = "octo/app"
 WF = ".github/workflows/ci.yml"
 EMPTY_SHA = "0" * 40
 
-_COMPAT = json.loads((Path(__file__).parent / "compat" / "report-v5.schema.json").read_text())
+_COMPAT = json.loads(
+    (Path(__file__).parent.parent / "compat" / "report-v5.schema.json").read_text()
+)
 _TASK_METADATA = Draft7Validator(
     {"$ref": "#/definitions/taskMetadata", "definitions": _COMPAT["definitions"]}
 )

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakejev import FakeJev
+from support.fakejev import FakeJev
 
 from jev_select import contracts as c
 from jev_select.cli import main
@@ -31,7 +31,7 @@ from jev_select.replay.run import (
     result_json,
 )
 
-CORPUS = Path(__file__).parent / "evaluation"
+CORPUS = Path(__file__).parent.parent / "evaluation"
 CAMPAIGN = CORPUS / "recordings"
 FIRST_THRESHOLD = (c.EVALUATION_THRESHOLDS[0],)
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cliutil import (
+from support.cliutil import (
     API_KEY_SENTINEL,
     THREE_TASKS_TEMPLATE,
     TOKEN_SENTINEL,
@@ -37,9 +37,9 @@ from cliutil import (
     parse_output_file,
     run_cli,
 )
-from fakegithub import FakeGitHub, FakeResponse
-from fakejev import FakeJev, RecordedRequest, Reply
-from gitrepo import GitRepo
+from support.fakegithub import FakeGitHub, FakeResponse
+from support.fakejev import FakeJev, RecordedRequest, Reply
+from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
 from jev_select.errors import failure_message, input_error_message

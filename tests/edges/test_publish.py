@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from cliutil import parse_output_file
+from support.cliutil import parse_output_file
 
 from jev_select import contracts as c
 from jev_select.edges.publish import (

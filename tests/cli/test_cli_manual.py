@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cliutil import API_KEY_SENTINEL, REPOSITORY, TOKEN_SENTINEL, CliRun, GitHubEnv
-from fakegithub import FakeGitHub, FakeResponse
-from fakejev import FakeJev
-from gitrepo import GitRepo
+from support.cliutil import API_KEY_SENTINEL, REPOSITORY, TOKEN_SENTINEL, CliRun, GitHubEnv
+from support.fakegithub import FakeGitHub, FakeResponse
+from support.fakejev import FakeJev
+from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
 from jev_select.core.plan_block import read_plan_block

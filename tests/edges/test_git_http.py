@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from gitrepo import GitRepo, git_env
+from support.gitrepo import GitRepo, git_env
 
 from jev_select import contracts as c
 from jev_select.core.models import Collection

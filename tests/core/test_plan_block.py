@@ -17,7 +17,7 @@ from jev_select.core.jsonutil import code_unit_key
 from jev_select.core.models import Plan, TaskDecision, frozen_mapping
 from jev_select.core.plan_block import PlanBlock, read_plan_block, render_plan_block
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "jev_select" / "schemas" / c.PLAN_BLOCK_SCHEMA_FILE).read_text())
 MARKER = "<!-- jev-select-plan"
 

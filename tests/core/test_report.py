@@ -30,7 +30,7 @@ from jev_select.core.policy import decide, score_decisions
 from jev_select.core.report import build_report, report_text, validate_report
 from jev_select.errors import PlanningFailure
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUR_SCHEMA = strict_loads((ROOT / "jev_select" / "schemas" / c.REPORT_SCHEMA_FILE).read_text())
 COMPAT_SCHEMA = json.loads((ROOT / "tests" / "compat" / "report-v5.schema.json").read_text())
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_analyze import make_report
+from support.reports import make_report
 
 from jev_select import contracts as c
 from jev_select.core.jsonutil import pretty_json

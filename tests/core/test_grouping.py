@@ -16,9 +16,9 @@ from typing import Any, Protocol
 import attrs
 import jsonschema
 import pytest
-from gitrepo import Change, GitRepo, executable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.gitrepo import Change, GitRepo, executable
 
 from jev_select import contracts as c
 from jev_select.core import grouping

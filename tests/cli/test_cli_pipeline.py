@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cliutil import (
+from support.cliutil import (
     API_KEY_SENTINEL,
     THREE_TASKS_TEMPLATE,
     TOKEN_SENTINEL,
@@ -20,8 +20,8 @@ from cliutil import (
     GitHubEnv,
     run_cli,
 )
-from fakejev import FakeJev, RecordedRequest, Reply
-from gitrepo import GitRepo
+from support.fakejev import FakeJev, RecordedRequest, Reply
+from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
 from jev_select.core.plan_block import read_plan_block

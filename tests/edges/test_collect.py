@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from gitrepo import Gitlink, GitRepo, executable
+from support.gitrepo import Gitlink, GitRepo, executable
 
 from jev_select import contracts as c
 from jev_select.core.models import Collection

@@ -1,0 +1,1 @@
+"""Shared test helpers: local fake servers, git fixtures and CLI runners."""
