@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from cliutil import API_KEY_SENTINEL, TOKEN_SENTINEL, GitHubEnv, parse_output_file
-from fakejev import FakeJev, Reply
-from gitrepo import GitRepo
+from support.cliutil import API_KEY_SENTINEL, TOKEN_SENTINEL, GitHubEnv, parse_output_file
+from support.fakejev import FakeJev, Reply
+from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
 from jev_select.edges import cancellation

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cliutil import API_KEY_SENTINEL, GitHubEnv
+from support.cliutil import API_KEY_SENTINEL, GitHubEnv
 
 from jev_select import contracts as c
 
