@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from importlib import metadata
-
 from . import contracts as c
 
 __all__ = ["USER_AGENT", "__version__"]
 
-try:
-    __version__: str = metadata.version(c.DISTRIBUTION_NAME)
-except metadata.PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0"
+# Written here rather than read from the installed distribution's metadata: importing
+# ``importlib.metadata`` (and the ``email`` package it loads) and scanning ``sys.path`` for the
+# distribution cost every run more than 10 ms, and a source tree that was never installed still
+# knows its version. tests/test_supply_chain.py keeps it equal to pyproject.toml's.
+__version__: str = "0.1.0"
 
 USER_AGENT: str = f"{c.PRODUCT_NAME}/{__version__}"

@@ -164,3 +164,10 @@ def test_zizmor_finds_nothing() -> None:
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "zizmor" in (ROOT / ".ci" / "lint.sh").read_text("utf-8"), "CI runs it too"
+
+
+def test_the_package_states_the_version_of_the_distribution() -> None:
+    from jev_select.version import __version__
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    assert __version__ == project["version"]
