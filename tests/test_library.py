@@ -51,3 +51,18 @@ def test_core_round_trip_without_any_environment() -> None:
     assert jev_select.canonical_json({"b": 1, "a": [0.05, 1e-7]}) == '{"a":[0.05,1e-7],"b":1}'
     assert jev_select.match_force_paths(["docs/**"], ["docs/a/b.md"])
     assert not jev_select.match_force_paths(["docs/**"], ["src/docs/a.md"])
+
+
+def test_every_exported_name_resolves_where_the_table_says() -> None:
+    import importlib
+
+    lazy = jev_select._LAZY
+    assert set(jev_select.__all__) == set(lazy) | {"InputError", "PlanningFailure", "__version__"}
+    for name, module in lazy.items():
+        defining = importlib.import_module(module, "jev_select")
+        assert getattr(jev_select, name) is getattr(defining, name), name
+    assert set(jev_select.__all__) <= set(dir(jev_select))
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    assert not hasattr(jev_select, "no_such_function")
