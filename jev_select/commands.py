@@ -21,13 +21,13 @@ from .core.jsonutil import pretty_json
 from .core.plan_block import PlanBlock, read_plan_block, render_plan_block
 from .core.results import (
     ResultsFailure,
-    api_root_from_environment,
     build_results,
-    fetch_jobs,
+    job_outcome,
     parse_job_map,
     validate_results,
 )
 from .core.shadow import AnalysisError, aggregate, aggregate_table, analysis_table, analyze_shadow
+from .edges.github_api import GitHubApi, api_root_from_environment
 from .edges.readers import read_json, read_report, read_text
 from .errors import InvocationError
 from .replay.run import register_replay
@@ -187,7 +187,10 @@ def _build_results_file(namespace: argparse.Namespace, environ: Mapping[str, str
     if root is None or re.fullmatch(c.REPOSITORY_PATTERN, repository, re.ASCII) is None:
         raise ResultsFailure(c.RESULTS_INVALID_SETTINGS)
     token = environ.get(namespace.token_env, "")
-    jobs = fetch_jobs(root, repository, namespace.run_id, namespace.attempt, token)
+    records = GitHubApi(root, token).list_jobs(repository, namespace.run_id, namespace.attempt)
+    if records is None:
+        raise ResultsFailure(c.RESULTS_JOBS_UNAVAILABLE)
+    jobs = [outcome for outcome in map(job_outcome, records) if outcome is not None]
     results = build_results(report, jobs, job_map)
     if not validate_results(results):
         raise RuntimeError()  # a bug, not a measurement problem: internal-error

@@ -1,7 +1,7 @@
 """A results file for ``jev-select analyze``, built from the jobs of one workflow run.
 
-The pure part maps GitHub job records to task results (``build_results``); the edge part lists
-the jobs of a run attempt through the REST API (``fetch_jobs``). Job names map to task IDs by
+Pure: GitHub job records in (listed by ``edges.github_api.GitHubApi.list_jobs``), task results
+out (``build_results``). Job names map to task IDs by
 the naming rule of docs/shadow-mode.md (the job name is the task ID, or, for a matrix job, the
 part before `` (``) or by an explicit map. Anything doubtful reads as the worse result.
 """
@@ -12,26 +12,20 @@ import functools
 import importlib.resources
 import math
 import re
-import time
-import urllib.parse
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 import attrs
 
 from .. import contracts as c
-from ..edges.httpio import BearerAuth, HttpFailure, bounded_request, run_with_deadline
 from ..errors import CodedError
-from ..version import USER_AGENT
-from .jsonutil import JsonError, code_unit_key, strict_loads
+from .jsonutil import code_unit_key, strict_loads
 
 __all__ = [
     "JobOutcome",
     "ResultsFailure",
-    "api_root_from_environment",
     "build_results",
-    "fetch_jobs",
     "job_outcome",
     "parse_job_map",
     "task_for_job",
@@ -40,10 +34,6 @@ __all__ = [
 
 _TASKS = c.INPUT_TASKS
 _SUCCESS, _FAILURE, _CANCELLED, _SKIPPED = c.TASK_RESULTS
-_LOOPBACK_HOSTS = frozenset(("127.0.0.1", "localhost", "::1"))
-_GITHUB_COM_HOST = "github.com"
-# The API's list key happens to spell the task-table field name.
-_JOBS_KEY = c.TASK_FIELD_JOBS
 
 
 class ResultsFailure(CodedError):
@@ -57,11 +47,6 @@ class JobOutcome:
     name: str
     result: str
     duration_ms: int
-
-
-# ---------------------------------------------------------------------------------------------
-# Pure part
-# ---------------------------------------------------------------------------------------------
 
 
 def _timestamp(value: Any) -> datetime | None:
@@ -172,120 +157,3 @@ def validate_results(results: Any) -> bool:
         return bool(_results_validator().is_valid(results))
     except Exception:
         return False
-
-
-# ---------------------------------------------------------------------------------------------
-# Edge part: the GitHub REST API
-# ---------------------------------------------------------------------------------------------
-
-
-def _acceptable_root(text: str) -> str | None:
-    """``text`` as an API root: https, or http on a loopback host; no user, query or fragment."""
-    if not text or any(ch.isspace() or ord(ch) < 0x20 or ch == "\\" for ch in text):
-        return None
-    try:
-        parts = urllib.parse.urlsplit(text)
-        host = parts.hostname
-        parts.port  # noqa: B018 - raises on a malformed port
-    except ValueError:
-        return None
-    if host is None or parts.username is not None or parts.password is not None:
-        return None
-    if parts.query or parts.fragment or "?" in text or "#" in text:
-        return None
-    if parts.scheme == "http":
-        if host not in _LOOPBACK_HOSTS:
-            return None
-    elif parts.scheme != "https":
-        return None
-    return text.rstrip("/")
-
-
-def api_root_from_environment(environ: Mapping[str, str]) -> str | None:
-    """The REST API root: ``GITHUB_API_URL`` when set, else derived from ``GITHUB_SERVER_URL``
-    (``https://api.github.com`` for github.com, ``<server>/api/v3`` otherwise). ``None`` when
-    the value is not acceptable."""
-    api_url = environ.get("GITHUB_API_URL", "")
-    if api_url:
-        return _acceptable_root(api_url)
-    server = environ.get("GITHUB_SERVER_URL", "")
-    if not server:
-        return c.GITHUB_DEFAULT_API_URL
-    root = _acceptable_root(server)
-    if root is None:
-        return None
-    if urllib.parse.urlsplit(root).hostname == _GITHUB_COM_HOST:
-        return c.GITHUB_DEFAULT_API_URL
-    return root + c.GITHUB_ENTERPRISE_API_SUFFIX
-
-
-def _usable_token(token: str) -> bool:
-    return bool(token.strip()) and all(0x21 <= ord(ch) <= 0x7E for ch in token)
-
-
-def _jobs_page(url: str, token: str, clock: Callable[[], float]) -> tuple[list[Any], int]:
-    headers = {"Accept": c.GITHUB_ACCEPT, "User-Agent": USER_AGENT}
-    auth = BearerAuth(token) if _usable_token(token) else None
-
-    def fetch() -> bytes:
-        deadline = clock() + c.GITHUB_REQUEST_TIMEOUT_S
-        response = bounded_request(
-            "GET",
-            url,
-            headers=headers,
-            deadline=deadline,
-            body_cap=c.GITHUB_BODY_CAP,
-            auth=auth,
-            clock=clock,
-        )
-        return response.body
-
-    try:
-        body = run_with_deadline(fetch, c.GITHUB_REQUEST_TIMEOUT_S)
-        payload = strict_loads(body)
-    except (HttpFailure, JsonError):
-        raise ResultsFailure(c.RESULTS_JOBS_UNAVAILABLE) from None
-    if not isinstance(payload, dict):
-        raise ResultsFailure(c.RESULTS_JOBS_UNAVAILABLE)
-    jobs, total = payload.get(_JOBS_KEY), payload.get("total_count")
-    if not isinstance(jobs, list) or type(total) is not int or total < 0:
-        raise ResultsFailure(c.RESULTS_JOBS_UNAVAILABLE)
-    if not all(isinstance(job, dict) for job in jobs):
-        raise ResultsFailure(c.RESULTS_JOBS_UNAVAILABLE)
-    return jobs, total
-
-
-def fetch_jobs(
-    api_root: str,
-    repository: str,
-    run_id: int,
-    attempt: int,
-    token: str,
-    *,
-    clock: Callable[[], float] = time.monotonic,
-) -> list[JobOutcome]:
-    """Every job of one run attempt, following pagination by page number.
-
-    Each request is bounded to 10 s and 2 MiB, sends no credentials without a usable token and
-    follows no redirect. Any failure raises ``ResultsFailure("jobs-unavailable")``.
-    """
-    if re.fullmatch(c.REPOSITORY_PATTERN, repository, re.ASCII) is None:
-        raise ResultsFailure(c.RESULTS_INVALID_SETTINGS)
-    owner, name = (urllib.parse.quote(part, safe="") for part in repository.split("/"))
-    base = f"{api_root}/repos/{owner}/{name}/actions/runs/{run_id}/attempts/{attempt}/jobs"
-    outcomes: list[JobOutcome] = []
-    seen = 0
-    for page in range(1, c.RESULTS_MAX_PAGES + 1):
-        url = f"{base}?per_page={c.RESULTS_JOBS_PER_PAGE}&page={page}"
-        jobs, total = _jobs_page(url, token, clock)
-        seen += len(jobs)
-        for job in jobs:
-            outcome = job_outcome(job)
-            if outcome is not None:
-                outcomes.append(outcome)
-        if seen >= total:
-            return outcomes
-        if not jobs:
-            # Fewer jobs than announced: a partial list would misreport tasks as skipped.
-            raise ResultsFailure(c.RESULTS_JOBS_UNAVAILABLE)
-    raise ResultsFailure(c.RESULTS_JOBS_UNAVAILABLE)

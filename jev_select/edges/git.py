@@ -12,7 +12,6 @@ every path. The local-mode helpers at the bottom query the user's repository rea
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import os
 import re
@@ -27,6 +26,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .. import contracts as c
+from ..core.credentials import basic_credential, usable_token
 from ..core.inputs import normalise_https_url
 from ..errors import InputError, PlanningFailure
 from . import cancellation
@@ -130,19 +130,14 @@ def _is_blank(text: str) -> bool:
     return text.strip(c.WHITESPACE) == ""
 
 
-def _is_sendable_token(token: str) -> bool:
-    return all(0x21 <= ord(character) <= 0x7E for character in token)
-
-
 def credential_header(remote: str, token: str) -> str | None:
     """The ``Authorization`` header for ``remote``, or None when nothing may be sent.
 
     Only http(s) remotes get it, and only for a non-blank token of printable ASCII.
     """
-    if not _is_http_remote(remote) or _is_blank(token) or not _is_sendable_token(token):
+    if not _is_http_remote(remote) or not usable_token(token):
         return None
-    secret = base64.b64encode(b"x-access-token:" + token.encode("ascii")).decode("ascii")
-    return f"Authorization: Basic {secret}"
+    return f"Authorization: Basic {basic_credential(token)}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -339,7 +334,7 @@ class GitSession:
         header = credential_header(remote, token)
         # A token that may not be sent must not silently turn into an anonymous fetch.
         self._fetch_refused = (
-            _is_http_remote(remote) and not _is_blank(token) and not _is_sendable_token(token)
+            _is_http_remote(remote) and not _is_blank(token) and not usable_token(token)
         )
         self._environment = sanitised_environment(environ, extra_header=header)
         self.directory: str | None = None

@@ -1,4 +1,5 @@
-"""GitHub REST lookups: the manual pull request (spec §5.4) and external actions (spec §7.3).
+"""GitHub REST lookups: the manual pull request (spec §5.4), external actions (spec §7.3) and the
+jobs of a workflow run (``jev-select results``).
 
 Every call is one bounded GET under the rules of spec §5.4: the two fixed headers plus a Bearer
 token only when it is usable, no netrc, no redirects, no retries, a wall-clock bound per request,
@@ -16,6 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import contracts as c
+from ..core.credentials import usable_token
 from ..core.evidence import ActionFile
 from ..core.inputs import normalise_https_url
 from ..core.jsonutil import JsonError, strict_loads
@@ -23,7 +25,7 @@ from ..errors import PlanningFailure
 from ..version import USER_AGENT
 from .httpio import BearerAuth, HttpFailure, bounded_request, run_with_deadline
 
-__all__ = ["GitHubApi", "api_root", "usable_token"]
+__all__ = ["GitHubApi", "api_root", "api_root_from_environment", "usable_token"]
 
 _MISSING = "missing"
 _ACTION_FILE_NAMES = ("action.yml", "action.yaml")
@@ -31,6 +33,8 @@ _SHA40 = re.compile(r"[0-9a-fA-F]{40}")
 _BASE64_LINE_BREAKS = str.maketrans("", "", "\r\n")
 
 # Fields of the GitHub REST answers read here (GitHub's vocabulary, not product contracts).
+_FIELD_JOBS = "jobs"
+_FIELD_TOTAL_COUNT = "total_count"
 _FIELD_SHA = "sha"
 _FIELD_TYPE = "type"
 _FIELD_ENCODING = "encoding"
@@ -56,9 +60,10 @@ def api_root(server_origin: str, api_url: str | None) -> str | None:
     return origin + c.GITHUB_ENTERPRISE_API_SUFFIX
 
 
-def usable_token(token: str) -> bool:
-    """Whether ``token`` may be sent: non-blank, U+0021 to U+007E only (as for git, spec §6.2)."""
-    return bool(token) and all("!" <= char <= "~" for char in token)
+def api_root_from_environment(environ: Mapping[str, str]) -> str | None:
+    """The REST root from ``GITHUB_SERVER_URL`` (default github.com) and ``GITHUB_API_URL``."""
+    server = environ.get("GITHUB_SERVER_URL", "") or c.GITHUB_DEFAULT_SERVER_URL
+    return api_root(server, environ.get("GITHUB_API_URL"))
 
 
 def _segment(text: str) -> str:
@@ -191,3 +196,34 @@ class GitHubApi:
             return data.decode("utf-8", "strict")
         except UnicodeDecodeError:
             return None
+
+    def list_jobs(self, owner_repo: str, run_id: int, attempt: int) -> list[dict[str, Any]] | None:
+        """Every job record of one run attempt, following pagination by page number.
+
+        ``None`` when any page is unavailable or malformed, or when the pages hold fewer jobs
+        than announced (a partial list would misreport tasks as skipped).
+        """
+        owner, _, repo = owner_repo.partition("/")
+        base = (
+            f"repos/{_segment(owner)}/{_segment(repo)}/actions/runs/{run_id}"
+            f"/attempts/{attempt}/jobs?per_page={c.RESULTS_JOBS_PER_PAGE}&page="
+        )
+        jobs: list[dict[str, Any]] = []
+        for page in range(1, c.RESULTS_MAX_PAGES + 1):
+            try:
+                answer = self._get_json(f"{base}{page}")
+            except (HttpFailure, JsonError):
+                return None
+            if not isinstance(answer, dict):
+                return None
+            listed, total = answer.get(_FIELD_JOBS), answer.get(_FIELD_TOTAL_COUNT)
+            if not isinstance(listed, list) or type(total) is not int or total < 0:
+                return None
+            if not all(isinstance(job, dict) for job in listed):
+                return None
+            jobs.extend(listed)
+            if len(jobs) >= total:
+                return jobs
+            if not listed:
+                return None
+        return None

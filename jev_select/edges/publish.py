@@ -8,7 +8,6 @@ one write that is cut back when it fails (the caller keeps a cancellation from s
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import os
 import secrets
@@ -17,6 +16,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 
 from .. import contracts as c
+from ..core.credentials import basic_credential
 from ..errors import PlanningFailure
 
 __all__ = [
@@ -36,19 +36,6 @@ def _escape_command_value(value: str) -> str:
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def git_basic_credential(token: str) -> str | None:
-    """The Base64 form of the token as the git credential header carries it (spec §6.2).
-
-    A token read from an environment that was not valid UTF-8 holds escaped bytes; they are
-    encoded back to those bytes. ``None`` when the text has no byte form at all.
-    """
-    try:
-        raw = token.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        return None
-    return base64.b64encode(b"x-access-token:" + raw).decode("ascii")
-
-
 def mask_commands(api_key: str | None, github_token: str | None) -> list[str]:
     """``::add-mask::`` lines for every form of the secrets (spec §11.3), without repeats."""
     values: list[str] = []
@@ -60,7 +47,7 @@ def mask_commands(api_key: str | None, github_token: str | None) -> list[str]:
             continue
         candidates = [raw, trimmed, *raw.splitlines(), *trimmed.splitlines()]
         if raw is github_token:
-            header_form = git_basic_credential(trimmed)
+            header_form = basic_credential(trimmed)
             if header_form is not None:
                 candidates.append(header_form)
         for candidate in candidates:

@@ -18,7 +18,6 @@ from jev_select.core.jsonutil import strict_loads
 from jev_select.core.results import (
     JobOutcome,
     ResultsFailure,
-    api_root_from_environment,
     build_results,
     job_outcome,
     parse_job_map,
@@ -26,6 +25,7 @@ from jev_select.core.results import (
     validate_results,
 )
 from jev_select.core.shadow import analyze_shadow
+from jev_select.edges.github_api import api_root_from_environment
 from jev_select.version import USER_AGENT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -186,7 +186,8 @@ def test_malformed_maps(value: Any) -> None:
         ({"GITHUB_SERVER_URL": "https://github.com"}, "https://api.github.com"),
         ({"GITHUB_SERVER_URL": "https://ghe.example.com"}, "https://ghe.example.com/api/v3"),
         ({"GITHUB_API_URL": "https://ghe.example.com/api/v3/"}, "https://ghe.example.com/api/v3"),
-        ({"GITHUB_API_URL": "http://127.0.0.1:8080"}, "http://127.0.0.1:8080"),
+        # One rule for every GitHub call (spec §5.4): plain http is refused, loopback too.
+        ({"GITHUB_API_URL": "http://127.0.0.1:8080"}, None),
         ({"GITHUB_API_URL": "http://api.example.com"}, None),
         ({"GITHUB_API_URL": "https://user:pw@api.example.com"}, None),
         ({"GITHUB_API_URL": "https://api.example.com/?x=1"}, None),
@@ -207,7 +208,7 @@ def test_api_root(environ: Mapping[str, str], root: str | None) -> None:
 
 @pytest.fixture
 def fake() -> Iterator[FakeGitHub]:
-    with FakeGitHub() as server:
+    with FakeGitHub(tls=True) as server:
         yield server
 
 
@@ -217,6 +218,8 @@ def env(monkeypatch: pytest.MonkeyPatch, fake: FakeGitHub) -> pytest.MonkeyPatch
     monkeypatch.delenv("GITHUB_SERVER_URL", raising=False)
     monkeypatch.setenv("GITHUB_REPOSITORY", REPOSITORY)
     monkeypatch.setenv("GITHUB_API_URL", fake.url)
+    assert fake.ca_bundle is not None
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", fake.ca_bundle)
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
     return monkeypatch
 
