@@ -17,8 +17,9 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn
 
+from . import console
 from . import contracts as c
 from .core.inputs import github_inputs, parse_inputs, threshold_syntax_ok, trim
 from .core.models import Commits, Inputs
@@ -56,9 +57,8 @@ from .errors import (
     InvocationError,
     PlanningFailure,
     failure_message,
-    input_error_message,
 )
-from .pipeline import ActionFetcher, Analysis, PlanResult, run_analysis
+from .pipeline import ActionFetcher, PlanResult, RunContext, run_plan_pipeline
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -168,19 +168,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.simplefilter("ignore")
     logging.getLogger().addHandler(logging.NullHandler())
     environ = process_environment()
-    github_mode = environ.get("GITHUB_ACTIONS") == "true"
-    diagnostics = sys.stdout if github_mode else sys.stderr
+    github_mode = console.github_mode(environ)
     arguments = list(sys.argv[1:] if argv is None else argv)
     with cancellation.handle_signals():
         try:
-            return _dispatch(arguments, environ, diagnostics, github_mode)
+            return _dispatch(arguments, environ, github_mode)
         except cancellation.Cancelled as cancel:
-            return _cancelled(cancel, diagnostics, github_mode, published=False)
+            return _cancelled(cancel, github_mode, published=False)
 
 
-def _dispatch(
-    arguments: list[str], environ: Mapping[str, str], diagnostics: TextIO, github_mode: bool
-) -> int:
+def _dispatch(arguments: list[str], environ: Mapping[str, str], github_mode: bool) -> int:
     try:
         if github_mode and arguments[:1] == [c.COMMAND_PLAN]:
             # Masks come before anything else, even before the command line is checked.
@@ -198,53 +195,26 @@ def _dispatch(
         code = exit_request.code
         return code if isinstance(code, int) else 0
     except InvocationError:
-        _report_failure(c.FAILURE_INVALID_INVOCATION, diagnostics, github_mode)
+        console.emit(failure_message(c.FAILURE_INVALID_INVOCATION), github=github_mode)
         return 1
     except Exception:
-        _report_failure(c.FAILURE_INTERNAL_ERROR, diagnostics, github_mode)
+        console.emit(failure_message(c.FAILURE_INTERNAL_ERROR), github=github_mode)
         return 1
 
 
-def _cancelled(
-    cancel: cancellation.Cancelled, stream: TextIO, github_mode: bool, *, published: bool
-) -> int:
+def _cancelled(cancel: cancellation.Cancelled, github_mode: bool, *, published: bool) -> int:
     """Stop what other threads started, print the one cancellation line, return 128 + signal."""
     cancellation.run_cleanups()
     message = c.CANCELLED_AFTER_PUBLICATION_MESSAGE if published else c.CANCELLED_MESSAGE
     # A closed stream must not turn a cancellation into a traceback.
     with contextlib.suppress(OSError):
-        _emit_error(message, stream, github_mode)
+        console.emit(message, github=github_mode)
     return cancel.exit_code
-
-
-def _report_failure(code: str, stream: TextIO, github_mode: bool) -> None:
-    _emit_error(failure_message(code), stream, github_mode)
-
-
-def _emit_error(message: str, stream: TextIO, github_mode: bool) -> None:
-    prefix = "::error::" if github_mode else ""
-    stream.write(prefix + message + "\n")
-    stream.flush()
-
-
-def _failure_text(error: BaseException) -> str:
-    # Only the genuine exception types with a known field or code choose the text; anything else
-    # (a subclass, a field that is not a string) is an internal error.
-    if (
-        type(error) is InputError
-        and isinstance(error.field, str)
-        and error.field in c.INPUT_CONSTRAINTS
-    ):
-        return input_error_message(error.field)
-    if type(error) is PlanningFailure and isinstance(error.code, str):
-        return failure_message(error.code)
-    return failure_message(c.FAILURE_INTERNAL_ERROR)
 
 
 def run_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """``jev-select plan`` in either mode."""
-    github_mode = environ.get("GITHUB_ACTIONS") == "true"
-    if github_mode:
+    if console.github_mode(environ):
         return _plan_github(namespace, environ)
     return _plan_local(namespace, environ)
 
@@ -296,7 +266,7 @@ def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> i
         context = read_github_context(environ)
         commits, pull_request, fork = _github_commits(inputs, context)
         validated_at = time.monotonic()
-        analysis = Analysis(
+        run = RunContext(
             commits=commits,
             pull_request=pull_request,
             fork=fork,
@@ -306,7 +276,7 @@ def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> i
             provenance_repository=context.repository,
             fetch_action=_action_fetcher(context.server_origin, context.api_url, inputs),
         )
-        result = run_analysis(inputs, analysis, validated_at=validated_at)
+        result = run_plan_pipeline(inputs, run, validated_at=validated_at)
         text = report_text(result.report)
         # Publication is atomic: the report is removed again unless the outputs that name it were
         # appended in full, and that append (one write, cut back on failure) is never stopped
@@ -325,21 +295,21 @@ def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> i
     except cancellation.Cancelled as cancel:
         if not published:
             _cleanup(report_path)
-        return _cancelled(cancel, out, True, published=published)
+        return _cancelled(cancel, True, published=published)
     except InvocationError:
         _cleanup(report_path)
-        _report_failure(c.FAILURE_INVALID_INVOCATION, out, True)
+        console.emit(failure_message(c.FAILURE_INVALID_INVOCATION), github=True)
         return 1
     except Exception as error:
         _cleanup(report_path)
-        _emit_error(_failure_text(error), out, True)
+        console.emit(console.failure_text(error), github=True)
         return 1
     try:
         _publish_summary(context, result)
         out.write(log_line(result.plan, len(inputs.tasks)) + "\n")
         out.flush()
     except cancellation.Cancelled as cancel:
-        return _cancelled(cancel, out, True, published=True)
+        return _cancelled(cancel, True, published=True)
     return 0
 
 
@@ -351,16 +321,15 @@ def _cleanup(report_path: str | None) -> None:
 def _publish_summary(context: GitHubContext, result: PlanResult) -> None:
     if context.summary_path is None:
         return
-    out = sys.stdout
     try:
         summary = render_summary(result.report, engine_version=__version__)
     except Exception:
-        out.write(f"::warning::{c.SUMMARY_UNAVAILABLE_WARNING}\n")
+        console.emit(c.SUMMARY_UNAVAILABLE_WARNING, github=True, level="warning")
         return
     if summary.plan_block_omitted:
-        out.write(f"::warning::{c.PLAN_BLOCK_OMITTED_WARNING}\n")
+        console.emit(c.PLAN_BLOCK_OMITTED_WARNING, github=True, level="warning")
     if not append_summary(context.summary_path, summary.text):
-        out.write(f"::warning::{c.SUMMARY_UNAVAILABLE_WARNING}\n")
+        console.emit(c.SUMMARY_UNAVAILABLE_WARNING, github=True, level="warning")
 
 
 def _github_commits(inputs: Inputs, context: GitHubContext) -> tuple[Commits, bool, bool]:
@@ -469,14 +438,13 @@ def _action_fetcher(server_origin: str, api_url: str | None, inputs: Inputs) -> 
 
 
 def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
-    err = sys.stderr
     report_path: str | None = None
     try:
         inputs = _local_inputs(namespace, environ)
         remote, commits = _local_commits(namespace, inputs, environ)
         validated_at = time.monotonic()
         token = environ.get(c.LOCAL_GITHUB_TOKEN_ENV, "")
-        analysis = Analysis(
+        run = RunContext(
             commits=commits,
             pull_request=True,
             fork=False,
@@ -486,17 +454,17 @@ def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
             provenance_repository=c.LOCAL_REPOSITORY_NAME,
             fetch_action=_LazyActionFetcher(token, root=c.GITHUB_DEFAULT_API_URL),
         )
-        result = run_analysis(inputs, analysis, validated_at=validated_at)
+        result = run_plan_pipeline(inputs, run, validated_at=validated_at)
         text = report_text(result.report)
         with cancellation.deferred():
-            report_path = write_report(text, analysis.temp_root)
+            report_path = write_report(text, run.temp_root)
         terminal = render_terminal(result.report, report_path)
     except InvocationError:
-        _report_failure(c.FAILURE_INVALID_INVOCATION, err, False)
+        console.emit(failure_message(c.FAILURE_INVALID_INVOCATION), github=False)
         return 1
     except Exception as error:
         _cleanup(report_path)
-        _emit_error(_failure_text(error), err, False)
+        console.emit(console.failure_text(error), github=False)
         return 1
     except cancellation.Cancelled:
         # The report is only ever announced together with the plan; unannounced, it goes.

@@ -11,11 +11,11 @@ import argparse
 import contextlib
 import os
 import re
-import sys
 import tempfile
 from collections.abc import Mapping
-from typing import Any, TextIO
+from typing import Any
 
+from . import console
 from . import contracts as c
 from .core.jsonutil import pretty_json
 from .core.plan_block import PlanBlock, read_plan_block, render_plan_block
@@ -30,7 +30,7 @@ from .core.shadow import AnalysisError, aggregate, aggregate_table, analysis_tab
 from .edges.github_api import GitHubApi, api_root_from_environment
 from .edges.readers import read_json, read_report, read_text
 from .errors import InvocationError
-from .replay.run import register_replay
+from .replay.command import register_replay
 from .version import __version__
 
 __all__ = [
@@ -103,25 +103,6 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     register_replay(commands)
 
 
-def _github_mode(environ: Mapping[str, str]) -> bool:
-    return environ.get("GITHUB_ACTIONS") == c.BOOL_TRUE
-
-
-def _emit(message: str, environ: Mapping[str, str], *, level: str = "error") -> None:
-    stream: TextIO
-    if _github_mode(environ):
-        stream, message = sys.stdout, f"::{level}::{message}"
-    else:
-        stream = sys.stderr
-    stream.write(message + "\n")
-    stream.flush()
-
-
-def _print(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
-
-
 # ---------------------------------------------------------------------------------------------
 # analyze
 # ---------------------------------------------------------------------------------------------
@@ -140,14 +121,14 @@ def run_analyze(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
         code = (
             error.code if error.code in c.ANALYSIS_CODES else c.ANALYSIS_INVALID_SHADOW_MEASUREMENT
         )
-        _emit(c.ANALYSIS_FAILURE_TEMPLATE.format(code=code), environ)
+        console.emit_for(c.ANALYSIS_FAILURE_TEMPLATE.format(code=code), environ)
         return 1
     table = namespace.format == c.ANALYSIS_FORMAT_TABLE
     if len(analyses) == 1:
-        _print(analysis_table(analyses[0]) if table else pretty_json(analyses[0]) + "\n")
+        console.write(analysis_table(analyses[0]) if table else pretty_json(analyses[0]) + "\n")
     else:
         view = aggregate(analyses)
-        _print(aggregate_table(view) if table else pretty_json(view) + "\n")
+        console.write(aggregate_table(view) if table else pretty_json(view) + "\n")
     return 0
 
 
@@ -170,7 +151,7 @@ def run_results(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
         _build_results_file(namespace, environ)
     except ResultsFailure as failure:
         code = failure.code if failure.code in c.RESULTS_FAILURE_CODES else c.RESULTS_UNWRITABLE
-        _emit(c.RESULTS_FAILURE_TEMPLATE.format(code=code), environ)
+        console.emit_for(c.RESULTS_FAILURE_TEMPLATE.format(code=code), environ)
         return 1
     return 0
 
@@ -225,9 +206,9 @@ def run_block(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """``jev-select block REPORT``: the plan block of a valid report, for embedding elsewhere."""
     report = read_report(namespace.report)
     if report is None:
-        _emit(c.BLOCK_INVALID_REPORT_MESSAGE, environ)
+        console.emit_for(c.BLOCK_INVALID_REPORT_MESSAGE, environ)
         return 1
-    _print(render_plan_block(report, __version__))
+    console.write(render_plan_block(report, __version__))
     return 0
 
 
@@ -258,7 +239,7 @@ def run_read_block(namespace: argparse.Namespace, environ: Mapping[str, str]) ->
         else None
     )
     if block is None:
-        _emit(c.NO_PLAN_BLOCK_MESSAGE, environ, level="warning")
+        console.emit_for(c.NO_PLAN_BLOCK_MESSAGE, environ, level="warning")
         return c.NO_PLAN_BLOCK_EXIT_CODE
-    _print(pretty_json(plan_json(block)) + "\n")
+    console.write(pretty_json(plan_json(block)) + "\n")
     return 0

@@ -1,4 +1,4 @@
-"""One analysis from validated inputs to a validated report.
+"""One planning run from validated inputs to a validated report.
 
 This module wires the stages together (spec §5.5 to §10): bypass, change collection, metadata,
 grouping, evaluation, policy and report. It is shared by GitHub mode and local mode, which differ
@@ -22,8 +22,9 @@ from .core.tasks import compute_selection_hash
 if TYPE_CHECKING:
     from .core.evidence import ActionFile
     from .edges.git import GitSession
+    from .edges.jev_client import Sender
 
-__all__ = ["Analysis", "PlanResult", "run_analysis"]
+__all__ = ["PlanResult", "RunContext", "run_plan_pipeline"]
 
 ActionFetcher = Callable[[str, str, str, str], "ActionFile | str"]
 
@@ -33,8 +34,8 @@ def _no_external_actions(_owner: str, _repo: str, _path: str, _ref: str) -> Acti
 
 
 @attrs.frozen
-class Analysis:
-    """The facts of one analysis that do not come from the inputs."""
+class RunContext:
+    """The facts of one planning run that do not come from the inputs."""
 
     commits: Commits  # diff_base_sha is filled by collection
     pull_request: bool
@@ -45,7 +46,7 @@ class Analysis:
     provenance_repository: str
     fetch_action: ActionFetcher = _no_external_actions
     # Replaces the HTTP transport of the evaluation phase (evaluation replay); None means HTTPS.
-    send: Callable[..., bytes] | None = None
+    send: Sender | None = None
 
 
 @attrs.frozen
@@ -58,9 +59,9 @@ def _milliseconds(start: float, end: float) -> float:
     return max(0.0, (end - start) * 1000.0)
 
 
-def run_analysis(
+def run_plan_pipeline(
     inputs: Inputs,
-    analysis: Analysis,
+    run: RunContext,
     *,
     validated_at: float,
     clock: Callable[[], float] = time.monotonic,
@@ -69,13 +70,13 @@ def run_analysis(
     tasks = inputs.tasks
     selection_hash = compute_selection_hash(inputs.model, inputs.skip_below, tasks)
     bypass = choose_bypass(
-        pull_request=analysis.pull_request,
+        pull_request=run.pull_request,
         force_all=inputs.force_all,
-        fork=analysis.fork,
+        fork=run.fork,
         api_key=inputs.api_key,
         allow_external_context=inputs.allow_external_context,
     )
-    commits = analysis.commits
+    commits = run.commits
     collection: Collection | None = None
     metadata: MetadataResult | None = None
     grouping_error: str | None = None
@@ -92,10 +93,10 @@ def run_analysis(
         from .edges.git import GitSession
 
         with GitSession(
-            analysis.remote,
+            run.remote,
             token=inputs.github_token,
-            temp_root=analysis.temp_root,
-            environ=analysis.environ,
+            temp_root=run.temp_root,
+            environ=run.environ,
         ) as session:
             collection = collect_change(
                 session,
@@ -108,7 +109,7 @@ def run_analysis(
             )
             commits = collection.commits
             if collection.change_set is not None:
-                metadata = _resolve_metadata(inputs, analysis, session)
+                metadata = _resolve_metadata(inputs, run, session)
         collected_at = clock()
         if collection.change_set is not None and metadata is not None:
             evidence = {task_id: entry.evidence for task_id, entry in metadata.evidence.items()}
@@ -132,7 +133,7 @@ def run_analysis(
                     expected_model=inputs.model,
                     timeout_ms=inputs.timeout_ms,
                     clock=clock,
-                    send=analysis.send,
+                    send=run.send,
                 )
                 jev_ms = outcome.duration_ms
     else:
@@ -192,10 +193,10 @@ def run_analysis(
     return PlanResult(plan=plan, report=report)
 
 
-def _resolve_metadata(inputs: Inputs, analysis: Analysis, session: GitSession) -> MetadataResult:
+def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> MetadataResult:
     from .core.evidence import resolve_metadata
 
-    commits = analysis.commits
+    commits = run.commits
     needs_files = any(
         task.jobs is not None or task.context_files is not None for task in inputs.tasks.tasks
     )
@@ -211,7 +212,7 @@ def _resolve_metadata(inputs: Inputs, analysis: Analysis, session: GitSession) -
     return resolve_metadata(
         inputs.tasks,
         read_file=read_file,
-        fetch_action=analysis.fetch_action,
-        repository=analysis.provenance_repository,
+        fetch_action=run.fetch_action,
+        repository=run.provenance_repository,
         commit=commits.metadata_sha,
     )

@@ -78,7 +78,7 @@ def run_observation(
     expected_model: str,
     timeout_ms: int,
     clock: Callable[[], float] = time.monotonic,
-    send: Callable[..., bytes] | None = None,
+    send: jev_client.Sender | None = None,
 ) -> ObservationOutcome:
     """Send ``prepared.requests`` (group, then batch order) and build the observation.
 

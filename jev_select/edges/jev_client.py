@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from .. import contracts as c
 from .. import version
@@ -15,12 +16,37 @@ from ..core.responses import ValidatedResponse, validate_response
 from ..errors import CodedError
 from . import httpio
 
-__all__ = ["RequestFailed", "ValidatedResponse", "request_headers", "send", "validate_response"]
+__all__ = [
+    "RequestFailed",
+    "Sender",
+    "ValidatedResponse",
+    "request_headers",
+    "send",
+    "validate_response",
+]
 
 
 class RequestFailed(CodedError):
     """A request produced no usable body. ``code`` is ``jev-timeout``, ``jev-error`` or
     ``invalid-response``; nothing from the exchange is kept."""
+
+
+class Sender(Protocol):
+    """The transport of the evaluation phase: ``send`` below, or a stand-in with its contract.
+
+    It POSTs ``body`` once, finishes by ``deadline`` (a ``clock`` reading) and returns the body
+    of a 2xx answer; any other outcome raises ``RequestFailed``.
+    """
+
+    def __call__(
+        self,
+        endpoint: str,
+        api_key: str,
+        body: bytes,
+        *,
+        deadline: float,
+        clock: Callable[[], float],
+    ) -> bytes: ...
 
 
 def request_headers() -> dict[str, str]:

@@ -451,7 +451,7 @@ def test_only_genuine_errors_choose_the_diagnostic(
     def raising(*_args: object, **_kwargs: object) -> object:
         raise error
 
-    monkeypatch.setattr(cli, "run_analysis", raising)
+    monkeypatch.setattr(cli, "run_plan_pipeline", raising)
     environ = make_env(tmp_path).environ()
     code, out, err = run_in_process(monkeypatch, capsys, environ, "plan")
     assert code == 1

@@ -20,16 +20,9 @@ from support.fakejev import FakeJev
 from jev_select import contracts as c
 from jev_select.cli import main
 from jev_select.core.jsonutil import strict_loads
-from jev_select.replay.run import (
-    CAMPAIGN_FILE,
-    EXPECTED_FILE,
-    ReplayFailure,
-    ReplayResult,
-    load_corpus,
-    render_table,
-    replay_corpus,
-    result_json,
-)
+from jev_select.replay.corpus import CAMPAIGN_FILE, EXPECTED_FILE, ReplayFailure, load_corpus
+from jev_select.replay.metrics import ReplayResult, render_table, result_json
+from jev_select.replay.run import replay_corpus
 
 CORPUS = Path(__file__).parent.parent / "evaluation"
 CAMPAIGN = CORPUS / "recordings"

@@ -1,0 +1,58 @@
+"""Where the command line writes: one rule for every subcommand (spec §3).
+
+In GitHub mode (``GITHUB_ACTIONS=true``) diagnostics are workflow commands on stdout and stderr
+stays empty; elsewhere they are plain lines on stderr. Texts come only from fixed templates.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+
+from . import contracts as c
+from .errors import InputError, PlanningFailure, failure_message, input_error_message
+
+__all__ = ["emit", "emit_for", "failure_text", "github_mode", "write"]
+
+_GITHUB_ACTIONS = "GITHUB_ACTIONS"
+
+
+def github_mode(environ: Mapping[str, str]) -> bool:
+    """Whether the process runs as a GitHub Actions step."""
+    return environ.get(_GITHUB_ACTIONS) == c.BOOL_TRUE
+
+
+def emit(message: str, *, github: bool, level: str = "error") -> None:
+    """One diagnostic line: ``::<level>::`` on stdout in GitHub mode, else plain on stderr."""
+    if github:
+        stream, line = sys.stdout, f"::{level}::{message}\n"
+    else:
+        stream, line = sys.stderr, message + "\n"
+    stream.write(line)
+    stream.flush()
+
+
+def emit_for(message: str, environ: Mapping[str, str], *, level: str = "error") -> None:
+    """``emit`` in the mode ``environ`` describes."""
+    emit(message, github=github_mode(environ), level=level)
+
+
+def write(text: str) -> None:
+    """Text for the reader on stdout, flushed at once."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def failure_text(error: BaseException) -> str:
+    """The fixed diagnostic for ``error``; anything unrecognised is an internal error."""
+    # Only the genuine exception types with a known field or code choose the text; anything else
+    # (a subclass, a field that is not a string) is an internal error.
+    if (
+        type(error) is InputError
+        and isinstance(error.field, str)
+        and error.field in c.INPUT_CONSTRAINTS
+    ):
+        return input_error_message(error.field)
+    if type(error) is PlanningFailure and isinstance(error.code, str):
+        return failure_message(error.code)
+    return failure_message(c.FAILURE_INTERNAL_ERROR)
