@@ -37,10 +37,8 @@ from .edges.environment import (
 )
 from .edges.git import (
     default_local_base,
-    default_remote,
     is_git_repository,
     local_merge_parents,
-    normalise_remote,
     resolve_local_revision,
 )
 from .edges.publish import (
@@ -52,6 +50,7 @@ from .edges.publish import (
     remove_report,
     write_report,
 )
+from .edges.remotes import default_remote, normalise_remote
 from .errors import (
     InputError,
     InvocationError,

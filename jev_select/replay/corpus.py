@@ -18,7 +18,8 @@ from ..core.jsonutil import (
     JsonError,
     strict_loads,
 )
-from ..edges.git import GitError, normalise_remote, run_git, sanitised_environment
+from ..edges.git import GitError, run_git, sanitised_environment
+from ..edges.remotes import normalise_remote
 from ..errors import CodedError
 
 # Corpus and campaign layout.

@@ -17,16 +17,15 @@ from jev_select.edges.git import (
     GitSession,
     credential_header,
     default_local_base,
-    default_remote,
     is_git_repository,
     is_object_id,
     local_merge_parents,
-    normalise_remote,
     parse_commit_parents,
     resolve_local_revision,
     run_git,
     sanitised_environment,
 )
+from jev_select.edges.remotes import default_remote, normalise_remote
 from jev_select.errors import InputError
 
 TOKEN = "ghs_SENTINEL_token_7d2e"
