@@ -596,10 +596,16 @@ def silent_listener(*, receive_buffer: int | None = None) -> Iterator[int]:
                 while True:
                     accepted.append(listener.accept()[0])
 
-        threading.Thread(target=accept_all, daemon=True).start()
+        acceptor = threading.Thread(target=accept_all, daemon=True)
+        acceptor.start()
         try:
             yield listener.getsockname()[1]
         finally:
+            # Closing alone does not wake a thread blocked in accept(); left blocked, it could
+            # take connections meant for a later listener that reuses the descriptor.
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)
+            acceptor.join(timeout=5)
             for connection in accepted:
                 connection.close()
 
