@@ -165,12 +165,16 @@ def import_cycles(root: Path) -> list[list[str]]:
 
 
 def heavy_modules_loaded(root: Path) -> list[str]:
-    """The heavy I/O libraries that ``import jev_select`` loads, from the tree under ``root``."""
+    """The heavy I/O libraries that the library API loads (``import jev_select`` and every name
+    of its ``__all__``), from the tree under ``root``."""
     script = (
         "import sys\n"
         f"sys.path.insert(0, {str(root)!r})\n"
         "import jev_select\n"
         f"assert jev_select.__file__.startswith({str(root)!r}), jev_select.__file__\n"
+        # The package root loads its API on first use: touch all of it.
+        "for name in jev_select.__all__:\n"
+        "    getattr(jev_select, name)\n"
         f"heavy = {HEAVY!r}\n"
         "print(' '.join(sorted({m for m in sys.modules if m.partition('.')[0] in heavy})))\n"
     )
@@ -219,7 +223,8 @@ def tree(tmp_path: Path) -> Path:
 
 
 def plant(tree: Path, module: str, line: str) -> None:
-    path = tree / (module.replace(".", "/") + ".py")
+    path = tree / module.replace(".", "/")
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
     text = path.read_text(encoding="utf-8")
     marker = "from __future__ import annotations\n"
     assert marker in text
@@ -268,3 +273,13 @@ def test_a_planted_cycle_is_caught(tree: Path) -> None:
 def test_a_planted_heavy_import_is_caught(tree: Path) -> None:
     plant(tree, f"{CORE}.tasks", "import requests")
     assert "requests" in heavy_modules_loaded(tree)
+
+
+def test_a_heavy_import_in_the_package_root_is_caught(tree: Path) -> None:
+    plant(tree, PACKAGE, "import urllib3")
+    assert "urllib3" in heavy_modules_loaded(tree)
+
+
+def test_a_heavy_import_behind_a_public_name_is_caught(tree: Path) -> None:
+    plant(tree, f"{PACKAGE}.edges.readers", "import git")
+    assert "git" in heavy_modules_loaded(tree)
