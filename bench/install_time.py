@@ -108,9 +108,12 @@ def run_once(step: Mapping[str, Any], *, python: str, action_path: Path, tool_ca
         if result.returncode != 0:
             sys.stderr.write(result.stdout + result.stderr)
             raise SystemExit(f"install step failed with exit code {result.returncode}")
-        launcher = temp / "jev-select-venv" / "bin" / "jev-select"
+        venv_python = temp / "jev-select-venv" / "bin" / "python"
         check = subprocess.run(
-            [str(launcher), "--version"], capture_output=True, text=True, check=False
+            [str(venv_python), "-I", "-m", "jev_select", "--version"],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if check.returncode != 0:
             raise SystemExit("the installed jev-select does not start")

@@ -125,13 +125,10 @@ def test_install_step_uses_the_interpreter_output_and_the_action_path() -> None:
     install = action_step("install")
     assert install["env"]["JEV_SELECT_PYTHON"] == "${{ steps.python.outputs.python-path }}"
     assert install["env"]["JEV_SELECT_ACTION_PATH"] == "${{ github.action_path }}"
-    script = install["run"]
-    assert '$RUNNER_TEMP/jev-select-venv"' in script
-    assert (
-        '--require-hashes --only-binary :all: -r "$JEV_SELECT_ACTION_PATH/requirements.lock"'
-        in (script)
+    assert install["working-directory"] == "${{ runner.temp }}"
+    assert install["run"] == (
+        'exec "$JEV_SELECT_PYTHON" -I "$JEV_SELECT_ACTION_PATH/action/install.py"\n'
     )
-    assert '--no-deps --no-build-isolation "$JEV_SELECT_ACTION_PATH"' in script
 
 
 def test_every_run_step_is_bash_without_expressions() -> None:

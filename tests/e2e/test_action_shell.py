@@ -1,31 +1,46 @@
-"""The scripts of action.yml, run with bash the way the runner runs composite steps.
+"""The steps of action.yml, run for real with bash the way the runner runs composite steps.
 
-Step 2 (install) runs verbatim except for its two pip commands, which are replaced by a stub that
-records their arguments and links the already-installed packages into the new virtual
-environment: the tests stay offline. Step 3 (plan) runs verbatim against the real `jev-select`
-console script with a `push` event (the bypass path: no git, no network).
+Nothing is stubbed. The install step runs verbatim: ``action/install.py`` verifies and unpacks uv,
+creates the private environment and has uv install ``requirements.lock`` into it; the plan step
+runs ``jev-select plan`` from that environment with a ``push`` event (the bypass path: no git, no
+network). Tests stay offline, so the wheels come from a wheelhouse rebuilt from the test
+environment (tests/support/wheelhouse.py) through the action's documented ``JEV_SELECT_WHEELHOUSE``
+variable, and the action is copied to a temporary action path whose two locks pin those rebuilt
+wheels, in the format and with the options of the real locks (the real locks are checked below
+and in test_supply_chain.py).
+
+Every step runs in a hostile job: the workspace (the working directory of a step that names
+none), the runner's temporary directory and the user's home are planted with modules a Python
+start-up or ``-m venv``/``-m pip`` would import (venv.py, pip.py, ensurepip/, sitecustomize.py,
+usercustomize.py, a .pth file ...), pip and uv configuration files, ``.python-version`` and a
+forged wheel, and the environment carries ``PYTHON*``, ``PIP_*`` and ``UV_*`` variables pointing
+at them. Each planted piece of code writes a sentinel holding the API key it can read; no
+sentinel may exist after both steps.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tomllib
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from support import wheelhouse
 
 from jev_select import contracts as c
 from jev_select.core.plan_block import read_plan_block
@@ -33,6 +48,7 @@ from jev_select.core.plan_block import read_plan_block
 ROOT = Path(__file__).resolve().parents[2]
 LOCK_FILE = ROOT / "requirements.lock"
 BASH = shutil.which("bash")
+BASE_PYTHON = getattr(sys, "_base_executable", sys.executable)
 GITHUB_SHA = "0123456789abcdef0123456789abcdef01234567"
 API_KEY_SENTINEL = "jev-key-SENTINEL-4b1d"
 TOKEN_SENTINEL = "ghs_TOKEN-SENTINEL-77aa"
@@ -44,25 +60,36 @@ docs:
   force_paths: [docs/**]
 """
 EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
-PIP_STUB = """\
-jev_select_stub_pip() {
-  local python="$1" bin site
-  shift 3  # the interpreter, then "-m pip"
-  printf '%s\\0' "$@" >> "$JEV_TEST_PIP_LOG"
-  printf '%s\\n' "${PIP_CACHE_DIR:-}" >> "$JEV_TEST_PIP_CACHE_LOG"
-  bin="$(dirname "$python")"
-  for site in "$bin"/../lib/python3*/site-packages; do
-    if [ -d "$site" ]; then
-      printf '%s\\n%s\\n' "$JEV_TEST_SITE_PACKAGES" "$JEV_TEST_SOURCE_ROOT" > "$site/jev-test.pth"
-    fi
-  done
-  printf '#!%s\\nimport sys\\nfrom jev_select.cli import main\\nsys.exit(main())\\n' \\
-    "$python" > "$bin/jev-select"
-  chmod +x "$bin/jev-select"
-}
-"""
+# What the action path holds at run time, besides the two locks the tests write.
+ACTION_FILES = ("action.yml", "pyproject.toml", "README.md", "LICENSE", "action/install.py")
+# Module names a Python start-up, `python -m venv`, `python -m pip` or the installer would import.
+PLANTED_MODULES = (
+    "venv",
+    "pip",
+    "ensurepip",
+    "sitecustomize",
+    "usercustomize",
+    "argparse",
+    "subprocess",
+    "sysconfig",
+    "zipfile",
+    "hashlib",
+    "tomllib",
+    "shutil",
+    "site",
+    "jev_select",
+)
 
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is required")
+
+
+def load_installer() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("jev_action_install", ROOT / "action/install.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def load_action() -> dict[str, Any]:
@@ -103,10 +130,10 @@ def runner_env(
 
 
 def run_step(
-    script: str, env: Mapping[str, str], workdir: Path
+    script: str, env: Mapping[str, str], workdir: Path, script_dir: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
     # The runner writes the script to a file and runs `bash --noprofile --norc -eo pipefail {0}`.
-    script_file = workdir / "step.sh"
+    script_file = (script_dir or workdir) / "step.sh"
     script_file.write_text(script, encoding="utf-8")
     assert BASH is not None
     return subprocess.run(
@@ -118,12 +145,6 @@ def run_step(
         timeout=120,
         check=False,
     )
-
-
-def with_stubbed_pip(script: str) -> str:
-    pip_call = '"$venv_python" -m pip install'
-    assert script.count(pip_call) == 2, "the install step runs pip exactly twice"
-    return PIP_STUB + script.replace(pip_call, 'jev_select_stub_pip "$venv_python" -m pip install')
 
 
 def input_context(overrides: Mapping[str, str]) -> dict[str, str]:
@@ -153,49 +174,246 @@ def parse_github_output(text: str) -> list[tuple[str, str]]:
     return pairs
 
 
+def step_workdir(step_spec: Mapping[str, Any], context: Mapping[str, str]) -> Path:
+    """Where the runner starts a step: its working-directory, else the workspace."""
+    return Path(substitute(step_spec.get("working-directory", "${{ github.workspace }}"), context))
+
+
+# ------------------------------------------------------------------------------------------
+# The hostile job
+# ------------------------------------------------------------------------------------------
+
+PLANTED_CODE = """\
+import os, pathlib
+pathlib.Path({sentinels!r}, {label!r}).write_text(os.environ.get("INPUT_API_KEY", "-"))
+"""
+PLANTED_PTH = (
+    "import os, pathlib; pathlib.Path({sentinels!r}, {label!r})"
+    '.write_text(os.environ.get("INPUT_API_KEY", "-"))\n'
+)
+PLANTED_PROGRAM = """\
+#!/bin/sh
+printf '%s' "${{INPUT_API_KEY:--}}" > {sentinel}
+exit 1
+"""
+UNREACHABLE_INDEX = "http://127.0.0.1:9/simple"
+
+
+def plant_modules(directory: Path, sentinels: Path, where: str) -> None:
+    for name in PLANTED_MODULES:
+        label = f"{name}@{where}"
+        if name in {"ensurepip", "jev_select"}:
+            package = directory / name
+            package.mkdir(parents=True, exist_ok=True)
+            for module in ("__init__.py", "__main__.py"):
+                code = PLANTED_CODE.format(sentinels=str(sentinels), label=label)
+                (package / module).write_text(code, encoding="utf-8")
+        else:
+            code = PLANTED_CODE.format(sentinels=str(sentinels), label=label)
+            (directory / f"{name}.py").write_text(code, encoding="utf-8")
+    pth = PLANTED_PTH.format(sentinels=str(sentinels), label=f"pth@{where}")
+    (directory / "jev-hostile.pth").write_text(pth, encoding="utf-8")
+
+
+def plant_configuration(directory: Path, forged: Path) -> None:
+    pip_conf = f"[global]\nindex-url = {UNREACHABLE_INDEX}\nfind-links = {forged}\n"
+    uv_conf = (
+        f'index-url = "{UNREACHABLE_INDEX}"\nfind-links = ["{forged}"]\n'
+        "[pip]\nverify-hashes = false\nrequire-hashes = false\n"
+    )
+    (directory / "pip.conf").write_text(pip_conf, encoding="utf-8")
+    (directory / "pip.ini").write_text(pip_conf, encoding="utf-8")
+    (directory / "uv.toml").write_text(uv_conf, encoding="utf-8")
+    (directory / "pyproject.toml").write_text(
+        '[project]\nname = "hostile"\nversion = "1"\n[tool.uv]\n'
+        + uv_conf.replace("[pip]", "[tool.uv.pip]"),
+        encoding="utf-8",
+    )
+    (directory / ".python-version").write_text("3.7\n", encoding="utf-8")
+
+
+def plant_program(path: Path, sentinels: Path, label: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(PLANTED_PROGRAM.format(sentinel=sentinels / label), encoding="utf-8")
+    path.chmod(0o755)
+
+
+def forge_wheel(forged: Path, name: str, version: str, sentinels: Path) -> None:
+    """A wheel under a locked name and version whose code writes a sentinel."""
+    stem = f"{name.replace('-', '_')}-{version}"
+    code = PLANTED_CODE.format(sentinels=str(sentinels), label=f"forged-{name}")
+    with zipfile.ZipFile(forged / f"{stem}-py3-none-any.whl", "w") as wheel:
+        wheel.writestr(f"{name.replace('-', '_')}/__init__.py", code)
+        wheel.writestr(
+            f"{stem}-forged.pth",
+            PLANTED_PTH.format(sentinels=str(sentinels), label=f"forged-pth-{name}"),
+        )
+        wheel.writestr(
+            f"{stem}.dist-info/METADATA",
+            f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        )
+        wheel.writestr(
+            f"{stem}.dist-info/WHEEL",
+            "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        )
+        wheel.writestr(f"{stem}.dist-info/RECORD", "")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One runner job: an action checkout, a planted workspace, home and temp directory."""
+
+    root: Path
+    action_path: Path
+    wheels: Path
+    workspace: Path
+    runner_temp: Path
+    home: Path
+    sentinels: Path
+    hostile_env: dict[str, str]
+
+    def context(self) -> dict[str, str]:
+        return {
+            "steps.python.outputs.python-path": BASE_PYTHON,
+            "github.action_path": str(self.action_path),
+            "github.workspace": str(self.workspace),
+            "runner.temp": str(self.runner_temp),
+        }
+
+    def env(
+        self,
+        extra: Mapping[str, str],
+        step_spec: Mapping[str, Any],
+        context: Mapping[str, str],
+    ) -> dict[str, str]:
+        base = {
+            **self.hostile_env,
+            "HOME": str(self.home),
+            "GITHUB_WORKSPACE": str(self.workspace),
+            "RUNNER_TEMP": str(self.runner_temp),
+            "JEV_SELECT_WHEELHOUSE": str(self.wheels),
+            **extra,
+        }
+        return runner_env(base, step_spec.get("env", {}), {**self.context(), **context})
+
+    def run(
+        self, step_id: str, extra: Mapping[str, str], context: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        spec = step(step_id)
+        env = self.env(extra, spec, context or {})
+        workdir = step_workdir(spec, self.context())
+        return run_step(spec["run"], env, workdir, script_dir=self.root)
+
+
+def copy_action(destination: Path, wheels: Path) -> Path:
+    """The action path: the project's files, with locks that pin the rebuilt wheels."""
+    for name in ACTION_FILES:
+        if (ROOT / name).exists():
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, destination / name)
+    shutil.copytree(
+        ROOT / "jev_select",
+        destination / "jev_select",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
+    pinned = []
+    for name in wheelhouse.runtime_closure(c.DISTRIBUTION_NAME):
+        distribution = metadata.distribution(name)
+        pinned.append((name, distribution.version, wheelhouse.repack(distribution, wheels)))
+    (destination / "requirements.lock").write_text(
+        wheelhouse.requirements_lock(pinned), encoding="utf-8"
+    )
+    uv_wheel = wheelhouse.repack(metadata.distribution("uv"), wheels)
+    key = load_installer().platform_key()
+    (destination / "action" / "installer.lock").write_text(
+        f"# Test lock\n{key} {uv_wheel.name} sha256:{wheelhouse.sha256_file(uv_wheel)} "
+        f"https://files.pythonhosted.org/packages/test/{uv_wheel.name}\n",
+        encoding="utf-8",
+    )
+    return destination
+
+
+def locked_versions(lock: Path) -> list[tuple[str, str]]:
+    pins = []
+    for line in lock.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"([A-Za-z0-9._-]+)==([^\s\\]+)", line)
+        if match:
+            pins.append((match.group(1), match.group(2)))
+    return pins
+
+
+def make_job(root: Path) -> Job:
+    sentinels = root / "sentinels"
+    workspace = root / "workspace"
+    runner_temp = root / "runner-temp"
+    home = root / "home"
+    forged = root / "forged"
+    wheels = root / "wheels"
+    for directory in (sentinels, workspace, runner_temp, home, forged, wheels):
+        directory.mkdir()
+    action_path = copy_action(root / "action", wheels)
+    user_site = home / ".local" / "lib" / "python3.11" / "site-packages"
+    user_site.mkdir(parents=True)
+    for directory, where in (
+        (workspace, "workspace"),
+        (runner_temp, "runner-temp"),
+        (user_site, "user-site"),
+    ):
+        plant_modules(directory, sentinels, where)
+        plant_configuration(directory, forged)
+    for config in (home / ".config" / "pip", home / ".config" / "uv", home / ".pip"):
+        config.mkdir(parents=True)
+        plant_configuration(config, forged)
+    for name, version in locked_versions(action_path / "requirements.lock"):
+        forge_wheel(forged, name, version, sentinels)
+    plant_program(workspace / "hostile-venv" / "bin" / "python", sentinels, "virtual-env-python")
+    plant_program(workspace / "bin" / "python3.11", sentinels, "uv-python")
+    hostile_env = {
+        "PYTHONPATH": os.pathsep.join([str(workspace), str(user_site)]),
+        "PYTHONSTARTUP": str(workspace / "sitecustomize.py"),
+        "PYTHONUSERBASE": str(home / ".local"),
+        "PYTHONNOUSERSITE": "",
+        "PIP_CONFIG_FILE": str(workspace / "pip.conf"),
+        "PIP_INDEX_URL": UNREACHABLE_INDEX,
+        "PIP_EXTRA_INDEX_URL": UNREACHABLE_INDEX,
+        "PIP_FIND_LINKS": str(forged),
+        "PIP_TARGET": str(workspace / "pip-target"),
+        "PIP_REQUIRE_HASHES": "0",
+        "UV_CONFIG_FILE": str(workspace / "uv.toml"),
+        "UV_INDEX_URL": UNREACHABLE_INDEX,
+        "UV_DEFAULT_INDEX": UNREACHABLE_INDEX,
+        "UV_EXTRA_INDEX_URL": UNREACHABLE_INDEX,
+        "UV_FIND_LINKS": str(forged),
+        "UV_NO_VERIFY_HASHES": "1",
+        "UV_INDEX_STRATEGY": "unsafe-best-match",
+        "UV_PYTHON": str(workspace / "bin" / "python3.11"),
+        "UV_CACHE_DIR": str(workspace / "uv-cache"),
+        "UV_LINK_MODE": "symlink",
+        "VIRTUAL_ENV": str(workspace / "hostile-venv"),
+        "CONDA_PREFIX": str(workspace / "hostile-venv"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+    }
+    return Job(root, action_path, wheels, workspace, runner_temp, home, sentinels, hostile_env)
+
+
 @dataclass(frozen=True)
 class Installed:
-    runner_temp: Path
-    tool_cache: Path
+    job: Job
     result: subprocess.CompletedProcess[str]
-    pip_calls: list[list[str]]
-    pip_cache_dirs: list[str]
+
+    @property
+    def runner_temp(self) -> Path:
+        return self.job.runner_temp
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    runner_temp = tmp_path_factory.mktemp("runner-temp")
-    tool_cache = tmp_path_factory.mktemp("tool-cache")
-    workdir = tmp_path_factory.mktemp("install-step")
-    install = step("install")
-    pip_log = workdir / "pip.log"
-    cache_log = workdir / "cache.log"
-    context = {
-        "steps.python.outputs.python-path": sys.executable,
-        "github.action_path": str(ROOT),
-    }
-    env = runner_env(
-        {
-            "HOME": str(workdir),
-            "RUNNER_TEMP": str(runner_temp),
-            "RUNNER_TOOL_CACHE": str(tool_cache),
-            "JEV_TEST_PIP_LOG": str(pip_log),
-            "JEV_TEST_PIP_CACHE_LOG": str(cache_log),
-            "JEV_TEST_SITE_PACKAGES": sysconfig.get_paths()["purelib"],
-            "JEV_TEST_SOURCE_ROOT": str(ROOT),
-        },
-        install["env"],
-        context,
-    )
-    result = run_step(with_stubbed_pip(install["run"]), env, workdir)
-    calls = [] if not pip_log.exists() else pip_log.read_text().rstrip("\0").split("\0")
-    split_calls: list[list[str]] = []
-    for argument in calls:
-        if argument == "install":
-            split_calls.append([])
-        split_calls[-1].append(argument)
-    cache_dirs = cache_log.read_text().splitlines() if cache_log.exists() else []
-    return Installed(runner_temp, tool_cache, result, split_calls, cache_dirs)
+    job = make_job(tmp_path_factory.mktemp("job"))
+    return Installed(job, job.run("install", {}))
+
+
+def sentinels_of(job: Job) -> dict[str, str]:
+    return {path.name: path.read_text() for path in sorted(job.sentinels.iterdir())}
 
 
 # ------------------------------------------------------------------------------------------
@@ -203,54 +421,170 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
 # ------------------------------------------------------------------------------------------
 
 
-def test_install_step_creates_the_venv_under_runner_temp(installed: Installed) -> None:
+def test_install_step_succeeds_in_a_hostile_job(installed: Installed) -> None:
     assert installed.result.returncode == 0, installed.result.stderr
-    venv = installed.runner_temp / "jev-select-venv"
-    assert (venv / "pyvenv.cfg").is_file()
-    assert os.access(venv / "bin" / "python", os.X_OK)
+    assert installed.result.stdout == ""
+    assert installed.result.stderr == ""
 
 
-def test_install_step_installs_the_lock_with_hashes_then_the_package(
+def test_no_planted_code_runs_during_the_install(installed: Installed) -> None:
+    # Checked again after the plan step, with the key in the environment.
+    assert sentinels_of(installed.job) == {}
+
+
+def test_install_step_creates_the_private_environment_under_runner_temp(
     installed: Installed,
 ) -> None:
-    assert installed.pip_calls == [
+    venv = installed.runner_temp / "jev-select-venv"
+    assert "include-system-site-packages = false" in (venv / "pyvenv.cfg").read_text()
+    python = venv / "bin" / "python"
+    probe = subprocess.run(
         [
-            "install",
-            "--quiet",
-            "--require-hashes",
-            "--only-binary",
-            ":all:",
-            "-r",
-            f"{ROOT}/requirements.lock",
+            str(python),
+            "-I",
+            "-c",
+            "import importlib.metadata as m, jev_select, attrs, yaml; "
+            "print(jev_select.__file__); print(attrs.__file__); "
+            f"print(m.version({c.DISTRIBUTION_NAME!r}))",
         ],
-        ["install", "--quiet", "--no-deps", "--no-build-isolation", str(ROOT)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=installed.job.workspace,
+    )
+    package, dependency, version = probe.stdout.splitlines()
+    assert Path(package).is_relative_to(venv)
+    assert Path(dependency).is_relative_to(venv)
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert version == pyproject["project"]["version"]
+
+
+def test_install_step_writes_nothing_into_the_workspace_or_home(installed: Installed) -> None:
+    job = installed.job
+    assert not (job.workspace / "pip-target").exists()
+    assert not (job.workspace / "uv-cache").exists()
+    assert not (job.home / ".cache").exists()
+    assert not any(job.workspace.rglob("*.pyc")), "a planted module was imported"
+
+
+def test_install_step_takes_only_the_locked_wheels(installed: Installed) -> None:
+    venv = installed.runner_temp / "jev-select-venv"
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    installed_names = {
+        str(canonicalize_name(d.metadata["Name"])) for d in metadata.distributions(path=[str(site)])
+    }
+    locked = {
+        str(canonicalize_name(name))
+        for name, _ in locked_versions(installed.job.action_path / "requirements.lock")
+    }
+    assert installed_names == locked | {c.DISTRIBUTION_NAME}
+    assert not list(site.glob("*forged*"))
+
+
+@pytest.mark.parametrize("target", ["dependency", "installer"])
+def test_install_step_refuses_a_wheel_that_is_not_the_locked_file(
+    tmp_path: Path, target: str
+) -> None:
+    job = make_job(tmp_path)
+    if target == "installer":
+        wheel = next(job.wheels.glob("uv-*.whl"))
+    else:
+        wheel = next(job.wheels.glob("attrs-*.whl"))
+    with zipfile.ZipFile(wheel, "a") as archive:
+        archive.writestr("extra.txt", "one more file")
+    result = job.run("install", {})
+    assert result.returncode != 0
+    if target == "installer":
+        assert result.stderr == (
+            "jev-select: the action's install failed: "
+            "the installer wheel does not match installer.lock\n"
+        )
+    venv = job.runner_temp / "jev-select-venv"
+    assert not list(venv.glob("lib/python3*/site-packages/attrs"))
+    assert sentinels_of(job) == {}
+
+
+def test_every_step_runs_outside_the_workspace_and_every_python_isolated() -> None:
+    for spec in load_action()["runs"]["steps"]:
+        if "run" not in spec:
+            continue
+        assert spec.get("working-directory") == "${{ runner.temp }}", spec["id"]
+        for line in spec["run"].splitlines():
+            if re.search(r"python", line, re.IGNORECASE) and not line.lstrip().startswith(
+                ("venv=", "#", "if ", "fi")
+            ):
+                assert " -I " in line, line
+
+
+def test_the_installer_drops_every_python_pip_and_uv_variable() -> None:
+    installer = load_installer()
+    environ = {
+        "PATH": "/usr/bin",
+        "HOME": "/home/runner",
+        "PYTHONPATH": "x",
+        "PIP_INDEX_URL": "x",
+        "UV_INDEX_URL": "x",
+        "uv_find_links": "x",
+        "VIRTUAL_ENV": "x",
+        "CONDA_PREFIX": "x",
+        "__PYVENV_LAUNCHER__": "x",
+        "HTTPS_PROXY": "http://proxy:3128",
+    }
+    assert installer.scrubbed_environment(environ) == {
+        "PATH": "/usr/bin",
+        "HOME": "/home/runner",
+        "HTTPS_PROXY": "http://proxy:3128",
+    }
+
+
+def test_the_installer_asks_uv_for_hashed_wheels_from_the_index_only() -> None:
+    installer = load_installer()
+    command = installer.uv_install_command(Path("/t/uv"), Path("/t/venv/bin/python"), None)
+    assert command == [
+        "/t/uv",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-config",
+        "--no-cache",
+        "--python",
+        "/t/venv/bin/python",
+        "--require-hashes",
+        "--only-binary",
+        ":all:",
+        "--index-url",
+        "https://pypi.org/simple",
+        "-r",
+        str(LOCK_FILE),
     ]
+    offline = installer.uv_install_command(Path("/t/uv"), Path("/p"), Path("/w"))
+    assert offline[offline.index("--require-hashes") :][3:6] == ["--no-index", "--find-links", "/w"]
 
 
-def test_install_step_reuses_a_pip_cache_in_the_tool_cache(installed: Installed) -> None:
-    expected = f"{installed.tool_cache}/jev-select-pip-cache"
-    assert installed.pip_cache_dirs == [expected, expected]
-
-
-def test_install_step_keeps_a_caller_pip_cache_dir(tmp_path: Path) -> None:
-    install = step("install")
-    script = with_stubbed_pip(install["run"]).replace(
-        '"$JEV_SELECT_PYTHON" -m venv --clear "$venv"', 'mkdir -p "$venv/bin"'
-    )
-    env = runner_env(
-        {
-            "RUNNER_TEMP": str(tmp_path),
-            "RUNNER_TOOL_CACHE": str(tmp_path / "tools"),
-            "PIP_CACHE_DIR": str(tmp_path / "mine"),
-            "JEV_TEST_PIP_LOG": str(tmp_path / "pip.log"),
-            "JEV_TEST_PIP_CACHE_LOG": str(tmp_path / "cache.log"),
-        },
-        install["env"],
-        {"steps.python.outputs.python-path": sys.executable, "github.action_path": str(ROOT)},
-    )
-    result = run_step(script, env, tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert (tmp_path / "cache.log").read_text().splitlines() == [str(tmp_path / "mine")] * 2
+@pytest.mark.parametrize(
+    ("system", "machine", "libc", "key"),
+    [
+        ("linux", "x86_64", "glibc", "linux-x86_64-gnu"),
+        ("linux", "x86_64", "", "linux-x86_64-musl"),
+        ("linux", "aarch64", "glibc", "linux-aarch64"),
+        ("darwin", "arm64", "", "darwin-arm64"),
+        ("darwin", "x86_64", "", "darwin-x86_64"),
+        ("win32", "AMD64", "", "windows-amd64"),
+        ("win32", "ARM64", "", "windows-arm64"),
+    ],
+)
+def test_every_runner_platform_has_an_installer_pin(
+    monkeypatch: pytest.MonkeyPatch, system: str, machine: str, libc: str, key: str
+) -> None:
+    installer = load_installer()
+    monkeypatch.setattr(installer.sys, "platform", system)
+    monkeypatch.setattr(installer.platform, "machine", lambda: machine)
+    monkeypatch.setattr(installer.platform, "libc_ver", lambda: (libc, ""))
+    assert installer.platform_key() == key
+    name, digest, url = installer.installer_pin(installer.INSTALLER_LOCK, key)
+    assert re.fullmatch(r"[0-9a-f]{64}", digest)
+    assert url.startswith("https://files.pythonhosted.org/packages/")
+    assert url.endswith("/" + name)
 
 
 # ------------------------------------------------------------------------------------------
@@ -273,10 +607,9 @@ def run_plan(installed: Installed, tmp_path: Path, overrides: Mapping[str, str])
     output_file.write_text("", encoding="utf-8")
     summary_file = tmp_path / "step_summary"
     summary_file.write_text("", encoding="utf-8")
-    plan = step("plan")
-    env = runner_env(
+    result = installed.job.run(
+        "plan",
         {
-            "HOME": str(tmp_path),
             "GITHUB_ACTIONS": "true",
             "GITHUB_EVENT_NAME": "push",
             "GITHUB_EVENT_PATH": str(event),
@@ -285,12 +618,9 @@ def run_plan(installed: Installed, tmp_path: Path, overrides: Mapping[str, str])
             "GITHUB_SERVER_URL": "https://github.com",
             "GITHUB_OUTPUT": str(output_file),
             "GITHUB_STEP_SUMMARY": str(summary_file),
-            "RUNNER_TEMP": str(installed.runner_temp),
         },
-        plan["env"],
         input_context(overrides),
     )
-    result = run_step(plan["run"], env, tmp_path)
     return PlanRun(
         result,
         parse_github_output(output_file.read_text(encoding="utf-8")),
@@ -369,6 +699,11 @@ def test_plan_step_masks_the_key_and_leaks_no_secret(bypass_run: PlanRun) -> Non
     assert "Runs the unit tests" not in published
 
 
+def test_no_planted_code_runs_or_reads_the_key(installed: Installed, bypass_run: PlanRun) -> None:
+    assert bypass_run.result.returncode == 0
+    assert sentinels_of(installed.job) == {}
+
+
 def test_inputs_never_reach_the_shell(bypass_run: PlanRun) -> None:
     assert bypass_run.result.returncode == 0
     assert not (bypass_run.runner_temp / "pwned").exists()
@@ -387,14 +722,14 @@ def test_plan_step_fails_closed_on_an_invalid_input(installed: Installed, tmp_pa
 def test_plan_step_prefers_the_windows_layout_when_present(tmp_path: Path) -> None:
     scripts = tmp_path / "jev-select-venv" / "Scripts"
     scripts.mkdir(parents=True)
-    launcher = scripts / "jev-select.exe"
-    launcher.write_text('#!/bin/sh\necho "windows launcher: $*"\n', encoding="utf-8")
+    launcher = scripts / "python.exe"
+    launcher.write_text('#!/bin/sh\necho "windows python: $*"\n', encoding="utf-8")
     launcher.chmod(0o755)
     plan = step("plan")
     env = runner_env({"RUNNER_TEMP": str(tmp_path)}, plan["env"], input_context({}))
     result = run_step(plan["run"], env, tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "windows launcher: plan\n"
+    assert result.stdout == "windows python: -I -m jev_select plan\n"
 
 
 # ------------------------------------------------------------------------------------------
@@ -424,23 +759,6 @@ def lock_pins() -> dict[str, tuple[str, list[str]]]:
     return pins
 
 
-def runtime_closure() -> set[str]:
-    """Names of jev-select's runtime dependencies, transitively, as installed here."""
-    environment = {"extra": "", "python_version": "3.11", "python_full_version": "3.11.0"}
-    seen: set[str] = set()
-    pending = [Requirement(text) for text in metadata.requires(c.DISTRIBUTION_NAME) or []]
-    while pending:
-        requirement = pending.pop()
-        if requirement.marker and not requirement.marker.evaluate(environment):
-            continue
-        name = str(canonicalize_name(requirement.name))
-        if name in seen:
-            continue
-        seen.add(name)
-        pending.extend(Requirement(text) for text in metadata.requires(name) or [])
-    return seen
-
-
 def test_lock_pins_every_package_with_hashes() -> None:
     pins = lock_pins()
     assert pins
@@ -452,11 +770,7 @@ def test_lock_pins_every_package_with_hashes() -> None:
 def test_lock_satisfies_the_declared_dependency_ranges() -> None:
     pins = lock_pins()
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    declared = [
-        *pyproject["project"]["dependencies"],
-        *pyproject["build-system"]["requires"],
-    ]
-    for text in declared:
+    for text in pyproject["project"]["dependencies"]:
         requirement = Requirement(text)
         name = str(canonicalize_name(requirement.name))
         assert name in pins, f"{name} is missing from requirements.lock"
@@ -464,8 +778,13 @@ def test_lock_satisfies_the_declared_dependency_ranges() -> None:
 
 
 def test_lock_covers_the_transitive_runtime_closure() -> None:
-    missing = runtime_closure() - set(lock_pins())
+    missing = set(wheelhouse.runtime_closure(c.DISTRIBUTION_NAME)) - set(lock_pins())
     assert not missing, f"requirements.lock lacks {sorted(missing)}"
+
+
+def test_lock_holds_no_build_backend() -> None:
+    # The package is copied from the action's checkout, never built, in the job with the key.
+    assert not {"setuptools", "wheel", "packaging"} & set(lock_pins())
 
 
 def test_compiled_dependencies_list_wheels_for_every_runner_platform() -> None:

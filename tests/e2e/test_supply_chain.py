@@ -6,7 +6,8 @@
 - every runtime dependency in ``pyproject.toml`` has a lower and an upper bound;
 - ``requirements.lock`` pins every package exactly, with at least one ``--hash``, and names no
   other index, URL or editable source;
-- the action installs only with ``--require-hashes`` and wheels;
+- the action installs only with ``--require-hashes`` and wheels, through ``action/install.py`` and
+  uv, which ``action/installer.lock`` pins by SHA-256 for every runner platform;
 - ``zizmor`` (offline) finds nothing in the action and the example workflows.
 """
 
@@ -28,6 +29,8 @@ from packaging.utils import canonicalize_name
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
 LOCK = ROOT / "requirements.lock"
+INSTALLER = ROOT / "action" / "install.py"
+INSTALLER_LOCK = ROOT / "action" / "installer.lock"
 WORKFLOWS = sorted((ROOT / "examples").glob("*/.github/workflows/*.y*ml"))
 PUBLISHED_ACTION = "typesafe-ai/jev-select"
 RELEASE_TAG = "v0.1.0"
@@ -131,22 +134,42 @@ def test_the_lock_covers_every_runtime_dependency() -> None:
 
 def test_the_action_installs_only_hashed_wheels() -> None:
     steps = _load(ACTION)["runs"]["steps"]
-    installs = [
-        line
-        for step in steps
-        for line in str(step.get("run", "")).splitlines()
-        if "pip install" in line
+    scripts = "\n".join(str(step.get("run", "")) for step in steps)
+    assert "pip install" not in scripts, "the installer is action/install.py"
+    assert '-I "$JEV_SELECT_ACTION_PATH/action/install.py"' in scripts
+    source = INSTALLER.read_text("utf-8")
+    for option in ('"--require-hashes"', '"--only-binary",\n        ":all:"', '"--no-config"'):
+        assert option in source, option
+    assert 'INDEX_URL = "https://pypi.org/simple"' in source
+
+
+def test_the_installer_lock_pins_one_uv_version_by_hash_per_platform() -> None:
+    pins = [
+        line.split()
+        for line in INSTALLER_LOCK.read_text("utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
     ]
-    assert installs
-    locked = [line for line in installs if "requirements.lock" in line]
-    assert len(locked) == 1
-    assert "--require-hashes" in locked[0]
-    assert "--only-binary :all:" in locked[0]
-    for line in installs:
-        if line not in locked:
-            # The package itself: no dependency resolution and no build isolation download.
-            assert "--no-deps" in line
-            assert "--no-build-isolation" in line
+    assert {fields[0] for fields in pins} == {
+        "linux-x86_64-gnu",
+        "linux-x86_64-musl",
+        "linux-aarch64",
+        "darwin-x86_64",
+        "darwin-arm64",
+        "windows-amd64",
+        "windows-arm64",
+    }
+    versions = set()
+    for platform_key, file_name, digest, url in pins:
+        match = re.fullmatch(r"uv-([0-9][0-9.]*)-py3-none-[A-Za-z0-9_.]+\.whl", file_name)
+        assert match, file_name
+        versions.add(match[1])
+        assert re.fullmatch(r"sha256:[0-9a-f]{64}", digest), platform_key
+        assert re.fullmatch(
+            r"https://files\.pythonhosted\.org/packages/[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{60}/"
+            + re.escape(file_name),
+            url,
+        ), platform_key
+    assert len(versions) == 1
 
 
 def test_zizmor_finds_nothing() -> None:

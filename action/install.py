@@ -1,0 +1,248 @@
+"""Install jev-select into a private virtual environment for the action's plan step.
+
+action.yml runs this file as ``python -I action/install.py`` from ``RUNNER_TEMP``, with the
+interpreter of its own setup-python step. It uses the standard library only, and nothing of the
+job's workspace, its current directory or the environment's Python, pip or uv settings:
+
+1. uv, the installer, comes from the wheel pinned for this platform in ``installer.lock``; the
+   wheel's SHA-256 is checked before anything of it is used, and only its ``uv`` program is kept.
+2. A fresh virtual environment at ``$RUNNER_TEMP/jev-select-venv`` (the standard ``venv`` module,
+   in this process; no pip inside it).
+3. uv installs ``requirements.lock`` into it: exact pins, every file checked against the lock's
+   hashes, wheels only, no configuration file, no cache.
+4. The ``jev_select`` package is copied from the action's own checkout, with the distribution's
+   metadata, so nothing is built.
+
+Packages come from https://pypi.org/simple, or, when ``JEV_SELECT_WHEELHOUSE`` names a directory,
+from the wheels in that directory and nowhere else (runners without access to the index). Either
+way the hashes decide what is installed; the source only decides where the bytes come from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import hmac
+import io
+import os
+import platform
+import shutil
+import stat
+import subprocess
+import sys
+import sysconfig
+import tomllib
+import urllib.request
+import venv
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+ACTION_ROOT = Path(__file__).resolve().parent.parent
+REQUIREMENTS_LOCK = ACTION_ROOT / "requirements.lock"
+INSTALLER_LOCK = ACTION_ROOT / "action" / "installer.lock"
+PACKAGE = "jev_select"
+INDEX_URL = "https://pypi.org/simple"
+WHEELHOUSE_VARIABLE = "JEV_SELECT_WHEELHOUSE"
+VENV_NAME = "jev-select-venv"
+UV_DIR_NAME = "jev-select-uv"
+MAX_INSTALLER_BYTES = 64 * 1024 * 1024
+DOWNLOAD_TIMEOUT_S = 60.0
+# Variables that configure an interpreter, pip or uv. A pull request can reach the job's
+# environment through earlier steps, so none of them reaches the installer.
+SCRUBBED_PREFIXES = ("PYTHON", "PIP_", "UV_", "VIRTUAL_ENV", "CONDA_", "__PYVENV")
+
+
+class InstallError(Exception):
+    """A fixed description of what failed; never carries file contents or remote text."""
+
+
+def platform_key() -> str:
+    """The installer.lock line for the running interpreter: ``<os>-<machine>[-<libc>]``."""
+    machine = platform.machine().lower()
+    machine = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
+    if sys.platform.startswith("linux"):
+        if machine == "x86_64":
+            libc, _ = platform.libc_ver()
+            return "linux-x86_64-gnu" if libc == "glibc" else "linux-x86_64-musl"
+        return f"linux-{machine}"
+    if sys.platform == "darwin":
+        return "darwin-arm64" if machine == "aarch64" else f"darwin-{machine}"
+    if sys.platform == "win32":
+        return "windows-arm64" if machine == "aarch64" else "windows-amd64"
+    raise InstallError(f"no installer is pinned for the platform {sys.platform}")
+
+
+def installer_pin(lock: Path, key: str) -> tuple[str, str, str]:
+    """The (wheel file name, sha256 digest, URL) of installer.lock for a platform key."""
+    for raw in lock.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields = line.split()
+        if len(fields) != 4 or not fields[2].startswith("sha256:"):
+            raise InstallError("installer.lock has a malformed line")
+        if fields[0] == key:
+            return fields[1], fields[2].removeprefix("sha256:"), fields[3]
+    raise InstallError(f"installer.lock pins no installer for {key}")
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
+        return None  # a pinned URL answers itself or fails
+
+
+def download(url: str) -> bytes:
+    if not url.startswith("https://"):
+        raise InstallError("installer.lock names a URL that is not HTTPS")
+    opener = urllib.request.build_opener(_NoRedirect)
+    with opener.open(url, timeout=DOWNLOAD_TIMEOUT_S) as response:
+        data: bytes = response.read(MAX_INSTALLER_BYTES + 1)
+    if len(data) > MAX_INSTALLER_BYTES:
+        raise InstallError("the installer wheel is larger than allowed")
+    return data
+
+
+def fetch_installer(temp: Path, wheelhouse: Path | None) -> Path:
+    """Verify the pinned uv wheel and extract its program; return the program's path."""
+    name, digest, url = installer_pin(INSTALLER_LOCK, platform_key())
+    data = (wheelhouse / name).read_bytes() if wheelhouse is not None else download(url)
+    if not hmac.compare_digest(hashlib.sha256(data).hexdigest(), digest):
+        raise InstallError("the installer wheel does not match installer.lock")
+    program = "uv.exe" if sys.platform == "win32" else "uv"
+    version = name.split("-")[1]
+    target = temp / UV_DIR_NAME
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir()
+    destination = target / program
+    # One known member, written to a fixed path: no name from the archive becomes a path.
+    with (
+        zipfile.ZipFile(io.BytesIO(data)) as wheel,
+        wheel.open(f"uv-{version}.data/scripts/{program}") as source,
+        destination.open("wb") as sink,
+    ):
+        shutil.copyfileobj(source, sink)
+    destination.chmod(destination.stat().st_mode | stat.S_IXUSR)
+    return destination
+
+
+def scrubbed_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    return {
+        name: value
+        for name, value in environ.items()
+        if not name.upper().startswith(SCRUBBED_PREFIXES)
+    }
+
+
+def venv_python(environment: Path) -> Path:
+    if sys.platform == "win32":
+        return environment / "Scripts" / "python.exe"
+    return environment / "bin" / "python"
+
+
+def uv_install_command(
+    uv: Path, python: Path, wheelhouse: Path | None, *, compile_bytecode: bool = False
+) -> list[str]:
+    source = (
+        ["--no-index", "--find-links", str(wheelhouse)]
+        if wheelhouse is not None
+        else ["--index-url", INDEX_URL]
+    )
+    return [
+        str(uv),
+        "pip",
+        "install",
+        "--quiet",
+        "--no-config",
+        "--no-cache",
+        "--python",
+        str(python),
+        "--require-hashes",
+        "--only-binary",
+        ":all:",
+        *source,
+        *(["--compile-bytecode"] if compile_bytecode else []),
+        "-r",
+        str(REQUIREMENTS_LOCK),
+    ]
+
+
+def project_metadata() -> tuple[str, str]:
+    """The distribution name and version the action's pyproject.toml declares."""
+    with (ACTION_ROOT / "pyproject.toml").open("rb") as handle:
+        project = tomllib.load(handle)["project"]
+    return str(project["name"]), str(project["version"])
+
+
+def copy_package(environment: Path) -> None:
+    """Put jev_select from the action's checkout into the environment, with its metadata."""
+    site = Path(
+        sysconfig.get_path(
+            "purelib", scheme="venv", vars={"base": str(environment), "platbase": str(environment)}
+        )
+    )
+    shutil.copytree(
+        ACTION_ROOT / PACKAGE,
+        site / PACKAGE,
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
+    name, version = project_metadata()
+    dist_info = site / f"{name.replace('-', '_')}-{version}.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8"
+    )
+    (dist_info / "INSTALLER").write_text("jev-select action\n", encoding="utf-8")
+    (dist_info / "entry_points.txt").write_text(
+        "[console_scripts]\njev-select = jev_select.cli:main\n", encoding="utf-8"
+    )
+
+
+def install(
+    temp: Path,
+    environ: Mapping[str, str],
+    *,
+    compile_bytecode: bool = False,
+) -> Path:
+    """Build the private environment under ``temp``; return its interpreter."""
+    wheelhouse_text = environ.get(WHEELHOUSE_VARIABLE, "")
+    wheelhouse = Path(wheelhouse_text) if wheelhouse_text else None
+    if wheelhouse is not None and not (wheelhouse.is_absolute() and wheelhouse.is_dir()):
+        raise InstallError(f"{WHEELHOUSE_VARIABLE} is not an absolute path of a directory")
+    uv = fetch_installer(temp, wheelhouse)
+    environment = temp / VENV_NAME
+    venv.EnvBuilder(clear=True, with_pip=False, symlinks=sys.platform != "win32").create(
+        environment
+    )
+    python = venv_python(environment)
+    result = subprocess.run(
+        uv_install_command(uv, python, wheelhouse, compile_bytecode=compile_bytecode),
+        env=scrubbed_environment(environ),
+        cwd=temp,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise InstallError("uv could not install requirements.lock")
+    copy_package(environment)
+    return python
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Install jev-select for the action.")
+    parser.add_argument("--compile-bytecode", action="store_true")
+    args = parser.parse_args(argv)
+    runner_temp = os.environ.get("RUNNER_TEMP", "")
+    try:
+        if not runner_temp or not Path(runner_temp).is_absolute():
+            raise InstallError("RUNNER_TEMP is not an absolute path")
+        install(Path(runner_temp), os.environ, compile_bytecode=args.compile_bytecode)
+    except (InstallError, OSError, zipfile.BadZipFile, KeyError) as error:
+        message = str(error) if isinstance(error, InstallError) else type(error).__name__
+        print(f"jev-select: the action's install failed: {message}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
