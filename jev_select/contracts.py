@@ -14,7 +14,8 @@ from typing import Final, NamedTuple
 # --------------------------------------------------------------------------------------------
 
 PRODUCT_NAME: Final = "jev-select"
-DISTRIBUTION_NAME: Final = "jev-select"
+# The name on the package index; `jev-select` there belongs to an unrelated project.
+DISTRIBUTION_NAME: Final = "jev-ci-select"
 REPORT_VERSION: Final = 5
 PLAN_BLOCK_MARKER: Final = "jev-select-plan"
 PLAN_SCHEMA_VERSIONS: Final = (1,)

@@ -384,7 +384,9 @@ def is_this_action(step: Mapping[str, Any]) -> bool:
 
 def runs_cli_plan(step: Mapping[str, Any]) -> bool:
     script = step.get("run")
-    return isinstance(script, str) and bool(re.search(r"jev-select\S*\"?\s+plan\b", script))
+    return isinstance(script, str) and bool(
+        re.search(r"(?:jev-select\S*\"?|-m jev_select)\s+plan\b", script)
+    )
 
 
 def cli_task_ids(step: Mapping[str, Any]) -> set[str]:

@@ -8,7 +8,9 @@
   other index, URL or editable source;
 - the action installs only with ``--require-hashes`` and wheels, through ``action/install.py`` and
   uv, which ``action/installer.lock`` pins by SHA-256 for every runner platform;
-- ``zizmor`` (offline) finds nothing in the action and the example workflows.
+- ``zizmor`` (offline) finds nothing in the action and the example workflows;
+- the distribution is ``jev-ci-select`` (the index name ``jev-select`` is an unrelated project),
+  nothing tells anyone to install that name, and the Apache-2.0 LICENSE ships in wheel and sdist.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
+import tarfile
 import tomllib
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +30,8 @@ import pytest
 import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+from jev_select import contracts as c
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
@@ -194,3 +201,92 @@ def test_the_package_states_the_version_of_the_distribution() -> None:
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
     assert __version__ == project["version"]
+
+
+# ------------------------------------------------------------------------------------------
+# The distribution's name and license
+# ------------------------------------------------------------------------------------------
+
+# A requirement on the index name `jev-select` (an unrelated project there), in an install command.
+FOREIGN_REQUIREMENT = re.compile(r"(?<![\w/.-])jev-select(?![\w/-])")
+INSTALL_COMMAND = re.compile(r"\b(?:pip|pip3|uv pip|pipx|uv tool)\s+install\b|\buv add\b")
+
+
+def _tracked_files() -> list[Path]:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode("utf-8")
+    return [ROOT / name for name in listed.split("\0") if name and (ROOT / name).is_file()]
+
+
+def _tracked_text_files() -> list[Path]:
+    return [
+        path
+        for path in _tracked_files()
+        if path.suffix in {".md", ".yml", ".yaml", ".py", ".toml", ".txt", ".sh", ".lock", ""}
+        and path.is_file()
+    ]
+
+
+def test_the_distribution_has_a_name_of_its_own() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    assert project["name"] == c.DISTRIBUTION_NAME == "jev-ci-select"
+    assert project["scripts"] == {"jev-select": "jev_select.cli:main"}
+    assert c.PRODUCT_NAME == "jev-select"  # the command, the User-Agent and the texts keep it
+
+
+def test_nothing_tells_anyone_to_install_jev_select_from_the_index() -> None:
+    offenders = []
+    for path in _tracked_text_files():
+        for number, line in enumerate(path.read_text("utf-8", errors="replace").splitlines(), 1):
+            if INSTALL_COMMAND.search(line) and FOREIGN_REQUIREMENT.search(line):
+                offenders.append(f"{path.relative_to(ROOT)}:{number}")
+    assert offenders == []
+
+
+def test_the_license_is_apache_2_and_ships_in_wheel_and_sdist(tmp_path: Path) -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    assert project["license"] == "Apache-2.0"
+    assert project["license-files"] == ["LICENSE"]
+    license_text = (ROOT / "LICENSE").read_text("utf-8")
+    assert license_text.splitlines()[0].strip() == "Apache License"
+    assert "Version 2.0, January 2004" in license_text
+    assert "END OF TERMS AND CONDITIONS" in license_text
+    # Build both from a copy of the tracked files, offline, with the declared backend.
+    source = tmp_path / "source"
+    for path in _tracked_files():
+        target = source / path.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+    out = tmp_path / "dist"
+    out.mkdir()
+    names: dict[str, str] = {}
+    for hook in ("build_wheel", "build_sdist"):  # one process each: the hooks share state
+        built = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"import sys; from setuptools import build_meta; "
+                f"print('BUILT', build_meta.{hook}(sys.argv[1]))",
+                str(out),
+            ],
+            cwd=source,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=300,
+        )
+        assert built.returncode == 0, built.stderr[-2000:]
+        names[hook] = built.stdout.splitlines()[-1].removeprefix("BUILT ")
+    wheel_name, sdist_name = names["build_wheel"], names["build_sdist"]
+    assert wheel_name.startswith("jev_ci_select-")
+    with zipfile.ZipFile(out / wheel_name) as wheel:
+        members = wheel.namelist()
+        metadata_text = wheel.read(
+            next(name for name in members if name.endswith(".dist-info/METADATA"))
+        ).decode("utf-8")
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in members), members
+    assert "Name: jev-ci-select" in metadata_text.splitlines()
+    assert "License-File: LICENSE" in metadata_text.splitlines()
+    with tarfile.open(out / sdist_name) as sdist:
+        assert f"{sdist_name.removesuffix('.tar.gz')}/LICENSE" in sdist.getnames()
