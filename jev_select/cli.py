@@ -93,7 +93,7 @@ _INPUT_ENV = {spec.name: spec.env for spec in c.INPUTS}
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser that never prints what was typed: errors become ``invalid-invocation``.
+    """An argument parser whose errors become ``InvocationError`` instead of exiting.
 
     Abbreviated long options are refused: ``--remo`` is an unknown flag, not ``--remote``.
     """
@@ -103,7 +103,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        raise InvocationError()
+        raise InvocationError(message)
 
 
 def _build_parser(command: str | None = None) -> _Parser:
@@ -177,6 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(arguments: list[str], environ: Mapping[str, str], github_mode: bool) -> int:
+    parser: _Parser | None = None
     try:
         if github_mode and arguments[:1] == [c.COMMAND_PLAN]:
             # Masks come before anything else, even before the command line is checked.
@@ -184,18 +185,21 @@ def _dispatch(arguments: list[str], environ: Mapping[str, str], github_mode: boo
         parser = _build_parser(arguments[0] if arguments else None)
         try:
             namespace = parser.parse_args(arguments)
-        except argparse.ArgumentError:
-            raise InvocationError() from None
+        except argparse.ArgumentError as error:
+            raise InvocationError(str(error)) from None
         if namespace.command is None:
-            raise InvocationError()
+            raise InvocationError(_MISSING_COMMAND)
         handler: Callable[[argparse.Namespace, Mapping[str, str]], int] = namespace.handler
         return handler(namespace, environ)
     except SystemExit as exit_request:  # --help and --version
         code = exit_request.code
         return code if isinstance(code, int) else 0
-    except InvocationError:
-        console.emit(failure_message(c.FAILURE_INVALID_INVOCATION), github=github_mode)
-        return 1
+    except InvocationError as error:
+        if github_mode or parser is None:
+            console.emit(failure_message(c.FAILURE_INVALID_INVOCATION), github=github_mode)
+            return c.CHECK_EXIT_USAGE if arguments[:1] == [c.COMMAND_CHECK] else 1
+        _print_usage(parser, arguments, error.message)
+        return c.USAGE_EXIT_CODE
     except Exception:
         console.emit(failure_message(c.FAILURE_INTERNAL_ERROR), github=github_mode)
         return 1
@@ -209,6 +213,26 @@ def _cancelled(cancel: cancellation.Cancelled, github_mode: bool, *, published: 
     with contextlib.suppress(OSError):
         console.emit(message, github=github_mode)
     return cancel.exit_code
+
+
+_MISSING_COMMAND = "a command is required"
+
+
+def _print_usage(parser: _Parser, arguments: Sequence[str], message: str) -> None:
+    """argparse's usage and error line for a local invocation (what was typed is the user's)."""
+    target: argparse.ArgumentParser = parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and arguments[:1]:
+            target = action.choices.get(arguments[0], parser)
+    text = parser.format_help() if message == _MISSING_COMMAND else target.format_usage()
+    sys.stderr.write(f"{text}{target.prog}: error: {message or 'invalid arguments'}\n")
+    sys.stderr.flush()
+
+
+def _emit_tasks_hint(error: BaseException, *, github: bool) -> None:
+    """The fixed second line after an input error of the task table: where to find the fault."""
+    if type(error) is InputError and error.field in (c.INPUT_TASKS, c.FIELD_TASKS_FILE):
+        console.emit(c.TASKS_CHECK_HINT, github=github, level="notice")
 
 
 def run_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
@@ -302,6 +326,7 @@ def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> i
     except Exception as error:
         _cleanup(report_path)
         console.emit(console.failure_text(error), github=True)
+        _emit_tasks_hint(error, github=True)
         return 1
     try:
         _publish_summary(context, result)
@@ -464,6 +489,7 @@ def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
     except Exception as error:
         _cleanup(report_path)
         console.emit(console.failure_text(error), github=False)
+        _emit_tasks_hint(error, github=False)
         return 1
     except cancellation.Cancelled:
         # The report is only ever announced together with the plan; unannounced, it goes.

@@ -17,6 +17,7 @@ from typing import Any
 
 from . import console
 from . import contracts as c
+from .check_command import register_check
 from .core.jsonutil import pretty_json
 from .core.plan_block import PlanBlock, read_plan_block, render_plan_block
 from .core.results import (
@@ -101,6 +102,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     read_block.add_argument("--tested-sha")
     read_block.set_defaults(handler=run_read_block)
     register_replay(commands)
+    register_check(commands)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -112,7 +114,7 @@ def run_analyze(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
     """``jev-select analyze REPORT RESULTS [REPORT RESULTS ...]`` (spec §14)."""
     paths: list[str] = namespace.paths
     if len(paths) % 2:
-        raise InvocationError()
+        raise InvocationError("REPORT and RESULTS files come in pairs")
     try:
         analyses = [
             _analyze_pair(paths[index], paths[index + 1]) for index in range(0, len(paths), 2)

@@ -26,7 +26,18 @@ class InputError(Exception):
 
 
 class InvocationError(Exception):
-    """The command line is not one the product accepts."""
+    """The command line is not one the product accepts.
+
+    ``message`` is argparse's explanation, shown with the usage in local mode only; GitHub mode
+    prints the fixed ``invalid-invocation`` line, which never repeats what was typed.
+    """
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__()
+        self.message = message
+
+    def __str__(self) -> str:
+        return ""
 
 
 class CodedError(Exception):

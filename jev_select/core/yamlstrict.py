@@ -23,7 +23,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode
 from .. import contracts as c
 from .jsonutil import format_number
 
-__all__ = ["YamlStrictError", "load_strict", "mapping_key_text"]
+__all__ = ["YamlStrictError", "compose_strict", "load_strict", "mapping_key_text"]
 
 _TAG_PREFIX = "tag:yaml.org,2002:"
 _TAG_STR = _TAG_PREFIX + "str"
@@ -56,11 +56,32 @@ _FLOAT_FORM = re.compile(
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class YamlStrictError(ValueError):
-    """The text is not acceptable strict YAML. Deliberately carries no detail of the text."""
+# Kinds of refusal. ``jev-select check`` shows them to the author of the text; nothing else does.
+KIND_SYNTAX = "syntax"
+KIND_TAB = "tab"
+KIND_ALIAS = "alias"
+KIND_DIRECTIVE = "directive"
+KIND_TAG = "tag"
+KIND_DUPLICATE_KEY = "duplicate-key"
+KIND_MULTIPLE_DOCUMENTS = "multiple-documents"
+KIND_TOO_LARGE = "too-large"
+KIND_TOO_DEEP = "too-deep"
+KIND_TOO_MANY_NODES = "too-many-nodes"
+KIND_SCALAR = "scalar"
+KIND_KEY = "key"
 
-    def __init__(self) -> None:
+
+class YamlStrictError(ValueError):
+    """The text is not acceptable strict YAML. Deliberately carries no detail of the text.
+
+    ``kind`` (one of the ``KIND_*`` words) and ``index`` (the character offset of the refused
+    construct, when known) locate the refusal without quoting any of the text.
+    """
+
+    def __init__(self, kind: str = KIND_SYNTAX, index: int | None = None) -> None:
         super().__init__()
+        self.kind = kind
+        self.index = index
 
     def __str__(self) -> str:
         return ""
@@ -89,31 +110,35 @@ def mapping_key_text(key: object) -> str:
         return c.BOOL_TRUE if key else c.BOOL_FALSE
     if isinstance(key, int | float):
         return _number_key_text(key)
-    raise YamlStrictError
+    raise YamlStrictError(KIND_KEY)
+
+
+def _refused(node: Node, kind: str = KIND_SCALAR) -> YamlStrictError:
+    return YamlStrictError(kind, node.start_mark.index if node.start_mark is not None else None)
 
 
 def _scalar_text(node: Node) -> str:
     if not isinstance(node, ScalarNode):
-        raise YamlStrictError
+        raise _refused(node)
     text = node.value
     if not isinstance(text, str):
-        raise YamlStrictError
+        raise _refused(node)
     # A "\ud800" escape yields a lone surrogate: not a Unicode character, and text that could
     # never be written as UTF-8 (hashes, request bodies) would fail far from the parser.
     if _SURROGATE.search(text):
-        raise YamlStrictError
+        raise _refused(node)
     return text
 
 
 def _construct_null(_loader: object, node: Node) -> None:
     if not _NULL_FORM.match(_scalar_text(node)):
-        raise YamlStrictError
+        raise _refused(node)
 
 
 def _construct_bool(_loader: object, node: Node) -> bool:
     text = _scalar_text(node)
     if not _BOOL_FORM.match(text):
-        raise YamlStrictError
+        raise _refused(node)
     return text.lower() == c.BOOL_TRUE
 
 
@@ -125,7 +150,7 @@ def _construct_int(_loader: object, node: Node) -> int:
         return int(text[2:], 16)
     if _INT_DECIMAL_FORM.match(text):
         return int(text, 10)
-    raise YamlStrictError
+    raise _refused(node)
 
 
 def _construct_float(_loader: object, node: Node) -> float:
@@ -136,15 +161,15 @@ def _construct_float(_loader: object, node: Node) -> float:
         return -math.inf if text.startswith("-") else math.inf
     if _FLOAT_FINITE_FORM.match(text):
         return float(text)
-    raise YamlStrictError
+    raise _refused(node)
 
 
 def _construct_str(_loader: object, node: Node) -> str:
     return _scalar_text(node)
 
 
-def _construct_unknown(_loader: object, _node: Node) -> None:
-    raise YamlStrictError
+def _construct_unknown(_loader: object, node: Node) -> None:
+    raise _refused(node, KIND_TAG)
 
 
 def _core_schema_resolvers() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
@@ -184,17 +209,18 @@ class _StrictLoader(yaml.SafeLoader):
 
     # Directives can redefine the ``!!`` handle, so refuse them at the first token.
     def fetch_directive(self) -> None:
-        raise YamlStrictError
+        raise YamlStrictError(KIND_DIRECTIVE, self.get_mark().index)
 
     def compose_node(self, parent: Node | None, index: int) -> Node | None:
-        if self.check_event(AliasEvent):
-            raise YamlStrictError
         event = self.peek_event()  # type: ignore[no-untyped-call]
+        where = event.start_mark.index if event.start_mark is not None else None
+        if self.check_event(AliasEvent):
+            raise YamlStrictError(KIND_ALIAS, where)
         if event.tag is not None and event.tag not in _ALLOWED_EXPLICIT_TAGS:
-            raise YamlStrictError
+            raise YamlStrictError(KIND_TAG, where)
         self._node_count += 1
         if self._node_count > c.MAX_YAML_NODES:
-            raise YamlStrictError
+            raise YamlStrictError(KIND_TOO_MANY_NODES, where)
         # Anchors are never registered: without aliases they are inert, and a repeated anchor
         # name is then harmless too.
         no_anchor: Any = None
@@ -202,7 +228,7 @@ class _StrictLoader(yaml.SafeLoader):
             return self.compose_scalar_node(no_anchor)
         self._collection_depth += 1
         if self._collection_depth > c.MAX_YAML_DEPTH:
-            raise YamlStrictError
+            raise YamlStrictError(KIND_TOO_DEEP, where)
         try:
             if self.check_event(SequenceStartEvent):
                 return self.compose_sequence_node(no_anchor)
@@ -215,32 +241,78 @@ class _StrictLoader(yaml.SafeLoader):
     def construct_mapping(self, node: Node, deep: bool = False) -> dict[Hashable, Any]:
         # Replaces PyYAML's version, which would merge ``<<`` keys and keep the last duplicate.
         if not isinstance(node, MappingNode):
-            raise YamlStrictError
+            raise _refused(node)
         mapping: dict[Hashable, Any] = {}
         for key_node, value_node in node.value:
-            key = mapping_key_text(self.construct_object(key_node, deep=True))
+            try:
+                key = mapping_key_text(self.construct_object(key_node, deep=True))
+            except YamlStrictError as error:
+                if error.index is None:
+                    raise _refused(key_node, error.kind) from None
+                raise
             if key in mapping:
-                raise YamlStrictError
+                raise _refused(key_node, KIND_DUPLICATE_KEY)
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
 
 
-def load_strict(text: str) -> Any:
-    """Parse one strict YAML document (spec §4.1); mapping keys are always strings.
+def _refusal(error: yaml.YAMLError) -> YamlStrictError:
+    """The kind and position of a PyYAML error, without any of its message text."""
+    mark = getattr(error, "problem_mark", None)
+    index = mark.index if mark is not None else None
+    problem = getattr(error, "problem", None) or ""
+    context = getattr(error, "context", None) or ""
+    if "'\\t'" in problem:
+        return YamlStrictError(KIND_TAB, index)
+    if "another document" in problem or "single document" in context:
+        return YamlStrictError(KIND_MULTIPLE_DOCUMENTS, index)
+    return YamlStrictError(KIND_SYNTAX, index)
 
-    An empty stream gives ``None``. Raises ``YamlStrictError`` for anything refused.
-    """
+
+def _check_size(text: str) -> None:
     if len(text) > c.MAX_TASKS_TEXT_BYTES or len(text.encode("utf-8", "surrogatepass")) > (
         c.MAX_TASKS_TEXT_BYTES
     ):
-        raise YamlStrictError
+        raise YamlStrictError(KIND_TOO_LARGE)
+
+
+def load_strict(text: str) -> Any:
+    """Parse one strict YAML document (reference §4.1); mapping keys are always strings.
+
+    An empty stream gives ``None``. Raises ``YamlStrictError`` for anything refused.
+    """
+    _check_size(text)
     loader: _StrictLoader | None = None
     try:
         loader = _StrictLoader(text)
         return loader.get_single_data()
     except YamlStrictError:
         raise
-    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError):
+    except yaml.YAMLError as error:
+        raise _refusal(error) from None
+    except (ValueError, TypeError, OverflowError, RecursionError):
+        raise YamlStrictError from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def compose_strict(text: str) -> Node | None:
+    """The node tree of a text ``load_strict`` accepts, with each node's position (marks).
+
+    Composition applies the same refusals as ``load_strict`` up to construction; callers use
+    it after ``load_strict`` succeeded, to locate values for the author of the text.
+    """
+    _check_size(text)
+    loader: _StrictLoader | None = None
+    try:
+        loader = _StrictLoader(text)
+        return loader.get_single_node()
+    except YamlStrictError:
+        raise
+    except yaml.YAMLError as error:
+        raise _refusal(error) from None
+    except (ValueError, TypeError, OverflowError, RecursionError):
         raise YamlStrictError from None
     finally:
         if loader is not None:

@@ -41,7 +41,9 @@ __all__ = [
     "default_local_base",
     "is_git_repository",
     "is_object_id",
+    "local_file_at",
     "local_merge_parents",
+    "local_tree_paths",
     "parse_commit_parents",
     "resolve_local_revision",
     "sanitised_environment",
@@ -644,3 +646,45 @@ def local_merge_parents(
     except GitError:
         return None
     return parse_commit_parents(output)
+
+
+def local_file_at(
+    repo: str, commit: str, path: str, cap: int, environ: Mapping[str, str] | None = None
+) -> bytes | None:
+    """The bytes of ``path`` at ``commit`` in ``repo``; None if missing, unreadable or over cap."""
+    if not is_object_id(commit) or not path or "\0" in path or not os.path.isdir(repo):
+        return None
+    environment = sanitised_environment(os.environ if environ is None else environ)
+    try:
+        return run_git(
+            ["cat-file", "blob", f"{commit}:{path}"], cwd=repo, environment=environment, cap=cap
+        )
+    except GitError:
+        return None
+
+
+def local_tree_paths(
+    repo: str, commit: str, environ: Mapping[str, str] | None = None
+) -> tuple[str, ...] | None:
+    """Every file path of ``commit``'s tree in ``repo`` (UTF-8 paths only), or None."""
+    if not is_object_id(commit) or not os.path.isdir(repo):
+        return None
+    environment = sanitised_environment(os.environ if environ is None else environ)
+    try:
+        output = run_git(
+            ["ls-tree", "-r", "-z", "--name-only", "--full-tree", commit],
+            cwd=repo,
+            environment=environment,
+            cap=c.CHECK_TREE_CAP,
+        )
+    except GitError:
+        return None
+    paths: list[str] = []
+    for raw in output.split(b"\0"):
+        if not raw:
+            continue
+        try:
+            paths.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+    return tuple(paths)

@@ -65,9 +65,9 @@ def _failures(environ: Mapping[str, str]) -> Iterator[list[int]]:
 def run_replay(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """``jev-select replay``: print the table (and write JSON), or one fixed failure line."""
     if namespace.live and namespace.write_synthetic:
-        raise InvocationError()
+        raise InvocationError("--live and --write-synthetic exclude each other")
     if namespace.api_base_url is not None and not namespace.live:
-        raise InvocationError()
+        raise InvocationError("--api-base-url needs --live")
     record = (
         RECORD_LIVE if namespace.live else RECORD_SYNTHETIC if namespace.write_synthetic else None
     )

@@ -232,6 +232,9 @@ def test_bad_input_is_a_fixed_diagnostic_and_publishes_nothing(
     assert result.stderr == ""
     error_lines = [line for line in result.stdout.split("\n") if line.startswith("::error::")]
     assert error_lines == ["::error::" + input_error_message(field)]
+    # Only a task-table error gets the second, fixed line pointing at `jev-select check`.
+    notices = [line for line in result.stdout.split("\n") if line.startswith("::notice::")]
+    assert notices == (["::notice::" + c.TASKS_CHECK_HINT] if field == "tasks" else [])
     assert result.outputs_text == ""
     assert result.summary_text is None
     assert result.report_paths() == []
@@ -375,9 +378,12 @@ def test_abbreviated_flags_are_refused_in_local_mode(
     tasks.write_text("unit:\n  description: Unit tests.\n", "utf-8")
     environ = {"PATH": os.environ.get("PATH", "")}
     code, out, err = run_in_process(monkeypatch, capsys, environ, "plan", "--tasks", str(tasks))
-    assert code == 1
+    assert code == 2
     assert out == ""
-    assert err == failure_message(c.FAILURE_INVALID_INVOCATION) + "\n"
+    assert err.startswith("usage: jev-select plan ")
+    assert err.endswith(
+        "jev-select plan: error: unrecognized arguments: --tasks " + str(tasks) + "\n"
+    )
 
 
 def test_masks_come_before_an_invocation_error(

@@ -390,7 +390,8 @@ def test_local_mode_input_errors(tmp_path: Path, flag: str, value: str, field: s
     completed = run_cli(argv, {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, cwd=tmp_path)
     assert completed.returncode == 1
     assert completed.stdout == ""
-    assert completed.stderr == input_error_message(field) + "\n"
+    hint = c.TASKS_CHECK_HINT + "\n" if field == c.FIELD_TASKS_FILE else ""
+    assert completed.stderr == input_error_message(field) + "\n" + hint
     assert value not in completed.stderr
 
 

@@ -182,5 +182,7 @@ def test_github_mode_prints_to_stdout_as_workflow_commands(
 )
 def test_bad_usage(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
     code, out, err = run(capsys, *args)
-    assert (code, out) == (1, "")
-    assert err == "jev-select: planning failed (invalid-invocation); no plan published.\n"
+    # Local mode: argparse's usage of the subcommand and exit 2.
+    assert (code, out) == (2, "")
+    assert err.startswith(f"usage: jev-select {args[0]} ")
+    assert f"\njev-select {args[0]}: error: " in err

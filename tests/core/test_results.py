@@ -441,9 +441,10 @@ def test_bad_usage(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, args: list[str]
 ) -> None:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    assert main(args) == 1
+    assert main(args) == 2
     captured = capsys.readouterr()
-    assert captured.err == "jev-select: planning failed (invalid-invocation); no plan published.\n"
+    assert captured.err.startswith("usage: jev-select results ")
+    assert "\njev-select results: error: " in captured.err
 
 
 def test_github_mode_failure_goes_to_stdout(

@@ -489,5 +489,6 @@ def test_bad_usage_is_an_invalid_invocation(
     capsys: pytest.CaptureFixture[str], args: list[str]
 ) -> None:
     code, out, err = run(capsys, *args)
-    assert (code, out) == (1, "")
-    assert err == "jev-select: planning failed (invalid-invocation); no plan published.\n"
+    assert (code, out) == (2, "")
+    assert err.startswith("usage: jev-select analyze ")
+    assert "\njev-select analyze: error: " in err

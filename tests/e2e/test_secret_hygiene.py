@@ -133,6 +133,7 @@ class Scenario:
     edit: Edit | None = None
     reply: Reply | None = None
     local: bool = False
+    hint: bool = False  # an error of the task table adds the fixed pointer to `jev-select check`
 
 
 def _set_env(**values: str) -> Edit:
@@ -243,6 +244,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         status=None,
         message=input_error_message(c.INPUT_TASKS),
         sends=False,
+        hint=True,
         inputs={
             "tasks": f"unit:\n  description: {DESCRIPTION_SENTINEL}\n  bogus: {INPUT_SENTINEL}\n"
         },
@@ -348,6 +350,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         status=None,
         message=input_error_message(c.INPUT_TASKS),
         sends=False,
+        hint=True,
         inputs={"tasks": f"unit: [{DESCRIPTION_SENTINEL}, {INPUT_SENTINEL}]\n"},
     ),
 )
@@ -548,7 +551,8 @@ def test_diagnostics_and_publication(scenario: Scenario, outcomes: dict[str, Out
         assert not any(line.startswith("::") for line in lines)
         if scenario.message is not None:
             assert outcome.stdout == ""
-            assert outcome.stderr == scenario.message + "\n"
+            hint = c.TASKS_CHECK_HINT + "\n" if scenario.hint else ""
+            assert outcome.stderr == scenario.message + "\n" + hint
         else:
             assert outcome.stderr == ""
             assert lines[0].startswith(f"jev-select: {scenario.status} ")
@@ -561,7 +565,8 @@ def test_diagnostics_and_publication(scenario: Scenario, outcomes: dict[str, Out
     for secret in (key, TOKEN_SENTINEL, TOKEN_BASE64):
         assert f"::add-mask::{secret}" in masks
     if scenario.message is not None:
-        assert lines[len(masks) :] == ["::error::" + scenario.message]
+        notices = ["::notice::" + c.TASKS_CHECK_HINT] if scenario.hint else []
+        assert lines[len(masks) :] == ["::error::" + scenario.message, *notices]
         assert outcome.outputs_text == ""
         assert not any("jev-select-report-" in name for name in outcome.files)
     else:

@@ -307,8 +307,8 @@ def test_live_needs_a_key_and_excludes_synthetic(
     assert (code, out) == (1, "")
     assert err == c.REPLAY_FAILURE_TEMPLATE.format(code=c.REPLAY_LIVE_UNAVAILABLE) + "\n"
     code, _, err = run_cli(capsys, "--live", "--write-synthetic")
-    assert code == 1
-    assert err == c.FAILURE_TEMPLATE.format(code=c.FAILURE_INVALID_INVOCATION) + "\n"
+    assert code == 2
+    assert err.startswith("usage: jev-select replay ")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,139 @@
+"""``jev-select check``: lint a task table file, alone or against a repository revision.
+
+Shell module. It reads the file and the repository (read-only, sanitised git), calls the pure
+``check`` core and prints compiler-style lines or JSON. Exit codes: 0 without errors (warnings
+allowed), 1 with an error, 2 for a bad invocation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from . import contracts as c
+from .core.check import (
+    Problem,
+    Repository,
+    check_exit_code,
+    check_table,
+    problems_json,
+    problems_text,
+)
+from .core.evidence import ActionFile
+from .edges.git import is_git_repository, local_file_at, local_tree_paths, resolve_local_revision
+from .edges.github_api import GitHubApi, api_root
+
+__all__ = ["register_check", "run_check"]
+
+
+class CheckUsageError(Exception):
+    """The command line cannot be served; the message is printed with the usage (exit 2)."""
+
+
+def register_check(commands: argparse._SubParsersAction[Any]) -> None:
+    """Add ``check`` to the ``jev-select`` parser."""
+    check = commands.add_parser(
+        c.COMMAND_CHECK,
+        help="lint a task table: every problem with its task, field, line and column",
+        description=(
+            "Check a task table file: YAML, fields, types, IDs and globs, and against the "
+            "repository at REV, force_paths that match no file and the jobs, workflows and "
+            "context files a plan could not find. Exit 0 without errors, 1 with errors, 2 for "
+            "a bad invocation."
+        ),
+        exit_on_error=False,
+    )
+    check.add_argument(f"--{c.FIELD_TASKS_FILE}", required=True, help="the task table file")
+    check.add_argument(
+        f"--{c.FIELD_REPO}",
+        help="the repository to check against (default: the current directory when it is one)",
+    )
+    check.add_argument("--rev", help="the revision whose files count (default HEAD)")
+    check.add_argument(
+        "--format", choices=c.CHECK_FORMATS, default=c.CHECK_FORMAT_TEXT, dest="format"
+    )
+    check.set_defaults(handler=run_check)
+
+
+def _read_text(path: str) -> str | None:
+    """The file's text; None when it is not UTF-8. Raises ``CheckUsageError`` when unreadable."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(c.MAX_TASKS_TEXT_BYTES + 1)
+    except OSError:
+        raise CheckUsageError(f"cannot read the task table file {path!r}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _action_fetcher(environ: Mapping[str, str]) -> Any:
+    root = api_root(c.GITHUB_DEFAULT_SERVER_URL, environ.get("GITHUB_API_URL") or None)
+    if root is None:
+        return _no_action
+    return GitHubApi(root, environ.get(c.LOCAL_GITHUB_TOKEN_ENV, "")).fetch_action
+
+
+def _no_action(_owner: str, _repo: str, _path: str, _ref: str) -> ActionFile | str:
+    return "missing"
+
+
+def _repository(namespace: argparse.Namespace, environ: Mapping[str, str]) -> Repository | None:
+    given = namespace.repo is not None
+    repo = os.path.abspath(namespace.repo or ".")
+    if not is_git_repository(repo, environ):
+        if given or namespace.rev is not None:
+            raise CheckUsageError(f"{repo!r} is not a Git repository")
+        return None  # the text alone can still be checked
+    rev = namespace.rev or "HEAD"
+    commit = resolve_local_revision(repo, rev, environ)
+    if commit is None:
+        if namespace.rev is None:
+            return None  # a repository without commits: the text alone
+        raise CheckUsageError(f"revision {rev!r} does not name a commit of {repo!r}")
+    paths = local_tree_paths(repo, commit, environ)
+    if paths is None:
+        raise CheckUsageError(f"cannot list the files of {rev!r}")
+
+    def read_file(path: str) -> bytes | None:
+        return local_file_at(repo, commit, path, c.METADATA_FILE_CAP, environ)
+
+    return Repository(
+        commit=commit,
+        paths=paths,
+        read_file=read_file,
+        fetch_action=_action_fetcher(environ),
+    )
+
+
+def run_check(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    """``jev-select check --tasks-file PATH [--repo PATH] [--rev REV] [--format text|json]``."""
+    path: str = namespace.tasks_file
+    try:
+        text = _read_text(path)
+        repository = _repository(namespace, environ)
+    except CheckUsageError as error:
+        sys.stderr.write(f"{c.PRODUCT_NAME} {c.COMMAND_CHECK}: error: {error}\n")
+        return c.CHECK_EXIT_USAGE
+    if text is None:
+        problems: tuple[Problem, ...] = (
+            Problem(
+                severity=c.CHECK_SEVERITY_ERROR,
+                code=c.CHECK_NOT_UTF8,
+                message="the file is not UTF-8 text",
+                line=1,
+                column=1,
+            ),
+        )
+    else:
+        problems = check_table(text, repository)
+    if namespace.format == c.CHECK_FORMAT_JSON:
+        sys.stdout.write(problems_json(problems))
+    else:
+        sys.stdout.write(problems_text(path, problems))
+    sys.stdout.flush()
+    return check_exit_code(problems)
