@@ -19,6 +19,8 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
+import attrs
+
 from . import console
 from . import contracts as c
 from .core.inputs import github_inputs, parse_inputs, threshold_syntax_ok, trim
@@ -28,8 +30,10 @@ from .core.report import report_text
 from .edges import cancellation
 from .edges.environment import (
     GitHubContext,
+    is_merge_group_event,
     is_pull_request_event,
     parse_manual_number,
+    parse_merge_group,
     parse_pull_request,
     process_environment,
     read_github_context,
@@ -287,12 +291,13 @@ def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> i
             else None
         )
         context = read_github_context(environ)
-        commits, pull_request, fork = _github_commits(inputs, context)
+        event = _github_commits(inputs, context)
         validated_at = time.monotonic()
         run = RunContext(
-            commits=commits,
-            pull_request=pull_request,
-            fork=fork,
+            commits=event.commits,
+            pull_request=event.pull_request,
+            fork=event.fork,
+            merge_queue=event.merge_queue,
             remote=remote_override or default_remote(context.server_origin, context.repository),
             temp_root=context.temp_root,
             environ=environ,
@@ -356,8 +361,16 @@ def _publish_summary(context: GitHubContext, result: PlanResult) -> None:
         console.emit(c.SUMMARY_UNAVAILABLE_WARNING, github=True, level="warning")
 
 
-def _github_commits(inputs: Inputs, context: GitHubContext) -> tuple[Commits, bool, bool]:
-    """Commits, pull-request flag and fork flag of spec §5.2 to §5.6."""
+@attrs.frozen
+class _EventFacts:
+    commits: Commits
+    pull_request: bool  # a change to analyse (no non-pull-request bypass)
+    fork: bool
+    merge_queue: bool = False
+
+
+def _github_commits(inputs: Inputs, context: GitHubContext) -> _EventFacts:
+    """Commits, pull-request flag, fork flag and queue flag of spec §5.2 to §5.6."""
     number = parse_manual_number(inputs.pull_request, context.event_name)
     merge_mode = inputs.tested_ref == c.TESTED_REF_MERGE
     if number is not None:
@@ -387,7 +400,7 @@ def _github_commits(inputs: Inputs, context: GitHubContext) -> tuple[Commits, bo
             tested_sha=tested,
             metadata_sha=context.sha,
         )
-        return commits, True, facts.fork
+        return _EventFacts(commits, pull_request=True, fork=facts.fork)
     if is_pull_request_event(context.event_name):
         facts = parse_pull_request(context.event.get("pull_request"), context.repository)
         commits = Commits(
@@ -396,14 +409,24 @@ def _github_commits(inputs: Inputs, context: GitHubContext) -> tuple[Commits, bo
             tested_sha=context.sha if merge_mode else facts.head_sha,
             metadata_sha=facts.base_sha,
         )
-        return commits, True, facts.fork
+        return _EventFacts(commits, pull_request=True, fork=facts.fork)
+    if is_merge_group_event(context.event_name) and inputs.merge_group == c.MERGE_GROUP_SELECT:
+        # Queue commits live in the repository itself: there is no fork to guard against.
+        queue = parse_merge_group(context.event.get("merge_group"), context.sha)
+        commits = Commits(
+            base_sha=queue.base_sha,
+            head_sha=queue.head_sha,
+            tested_sha=queue.head_sha,
+            metadata_sha=queue.base_sha,
+        )
+        return _EventFacts(commits, pull_request=True, fork=False, merge_queue=True)
     commits = Commits(
         base_sha=context.sha,
         head_sha=context.sha,
         tested_sha=context.sha,
         metadata_sha=context.sha,
     )
-    return commits, False, False
+    return _EventFacts(commits, pull_request=False, fork=False)
 
 
 def _no_action_metadata(_owner: str, _repo: str, _path: str, _ref: str) -> str:
@@ -525,7 +548,7 @@ def _local_inputs(namespace: argparse.Namespace, environ: Mapping[str, str]) -> 
         try:
             parse_inputs({**raw, c.INPUT_TASKS: "{}"}, local_mode=True)
         except InputError as error:
-            if error.field in (c.INPUT_MODE, c.INPUT_TESTED_REF) or (
+            if error.field in (c.INPUT_MODE, c.INPUT_TESTED_REF, c.INPUT_MERGE_GROUP) or (
                 error.field == c.INPUT_SKIP_BELOW
                 and not threshold_syntax_ok(trim(raw[c.INPUT_SKIP_BELOW]))
             ):

@@ -55,6 +55,7 @@ INPUT_PULL_REQUEST: Final = "pull-request"
 INPUT_FORCE_ALL: Final = "force-all"
 INPUT_TIMEOUT_MS: Final = "timeout-ms"
 INPUT_MAX_DIFF_BYTES: Final = "max-diff-bytes"
+INPUT_MERGE_GROUP: Final = "merge-group"
 
 MODE_ENFORCE: Final = "enforce"
 MODE_SHADOW: Final = "shadow"
@@ -63,6 +64,12 @@ MODES: Final = (MODE_ENFORCE, MODE_SHADOW)
 TESTED_REF_MERGE: Final = "merge"
 TESTED_REF_HEAD: Final = "head"
 TESTED_REFS: Final = (TESTED_REF_MERGE, TESTED_REF_HEAD)
+
+# What a merge_group event does (spec §5.3 as amended): run every task, or select on the queue
+# commit against its verified base.
+MERGE_GROUP_RUN_ALL: Final = "run-all"
+MERGE_GROUP_SELECT: Final = "select"
+MERGE_GROUP_MODES: Final = (MERGE_GROUP_RUN_ALL, MERGE_GROUP_SELECT)
 
 BOOL_TRUE: Final = "true"
 BOOL_FALSE: Final = "false"
@@ -166,6 +173,14 @@ INPUTS: Final = (
         "Open pull request number to evaluate from workflow_dispatch.",
     ),
     InputSpec(
+        INPUT_MERGE_GROUP,
+        "INPUT_MERGE_GROUP",
+        MERGE_GROUP_RUN_ALL,
+        MERGE_GROUP_RUN_ALL,
+        False,
+        "On merge_group events: run-all keeps every task; select plans the queue commit.",
+    ),
+    InputSpec(
         INPUT_FORCE_ALL,
         "INPUT_FORCE_ALL",
         BOOL_FALSE,
@@ -214,6 +229,7 @@ INPUT_CONSTRAINTS: Final = {
     INPUT_API_KEY: "printable ASCII without spaces, or an empty value",
     INPUT_ALLOW_EXTERNAL_CONTEXT: '"true" or "false"',
     INPUT_TESTED_REF: '"merge" or "head"',
+    INPUT_MERGE_GROUP: '"run-all" or "select"',
     INPUT_FORCE_ALL: '"true" or "false"',
     INPUT_TIMEOUT_MS: "a whole number of milliseconds from 1 to 2147483647",
     INPUT_MAX_DIFF_BYTES: "a whole number of bytes from 1 to 9007199254740991",

@@ -38,7 +38,7 @@ class RunContext:
     """The facts of one planning run that do not come from the inputs."""
 
     commits: Commits  # diff_base_sha is filled by collection
-    pull_request: bool
+    pull_request: bool  # a change to analyse: a pull request, or a merge-queue commit on opt-in
     fork: bool
     remote: str
     temp_root: str
@@ -47,6 +47,9 @@ class RunContext:
     fetch_action: ActionFetcher = _no_external_actions
     # Replaces the HTTP transport of the evaluation phase (evaluation replay); None means HTTPS.
     send: Sender | None = None
+    # A merge_group queue commit planned against its base (merge-group: select): verified by
+    # ancestry and recorded as merge mode, whatever tested-ref says.
+    merge_queue: bool = False
 
 
 @attrs.frozen
@@ -68,6 +71,7 @@ def run_plan_pipeline(
 ) -> PlanResult:
     """Plan the run. ``validated_at`` is the ``clock`` reading when input validation ended."""
     tasks = inputs.tasks
+    tested_ref = c.TESTED_REF_MERGE if run.merge_queue else inputs.tested_ref
     selection_hash = compute_selection_hash(inputs.model, inputs.skip_below, tasks)
     bypass = choose_bypass(
         pull_request=run.pull_request,
@@ -103,9 +107,10 @@ def run_plan_pipeline(
                 base_sha=commits.base_sha,
                 head_sha=commits.head_sha,
                 tested_sha=commits.tested_sha,
-                tested_ref=inputs.tested_ref,
+                tested_ref=tested_ref,
                 metadata_sha=commits.metadata_sha,
                 max_diff_bytes=inputs.max_diff_bytes,
+                queue=run.merge_queue,
             )
             commits = collection.commits
             if collection.change_set is not None:
@@ -171,7 +176,7 @@ def run_plan_pipeline(
     observation_error = grouping_error or (outcome.error if outcome is not None else None)
     report = build_report(
         plan=plan,
-        tested_ref=inputs.tested_ref,
+        tested_ref=tested_ref,
         skip_below=inputs.skip_below,
         commits=commits,
         selection_hash=selection_hash,

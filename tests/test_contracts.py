@@ -490,6 +490,13 @@ def test_example_triggers_fit_their_scenario() -> None:
             assert names == {"workflow_dispatch"}, path
         else:
             assert "pull_request" in names, path
+        selects_in_queue = any(
+            step.get("with", {}).get(c.INPUT_MERGE_GROUP) == c.MERGE_GROUP_SELECT
+            for job in load_workflow(path)["jobs"].values()
+            for step in job.get("steps", [])
+        )
+        # merge-group: select only means something where merge_group triggers the workflow.
+        assert selects_in_queue == ("merge_group" in names), path
 
 
 def test_example_third_party_actions_are_pinned_with_tag_comments() -> None:
@@ -554,6 +561,7 @@ def owned_strings() -> dict[str, str]:
         "output name": c.OUTPUTS,
         "mode": c.MODES,
         "tested ref": c.TESTED_REFS,
+        "merge-group value": c.MERGE_GROUP_MODES,
         "status": c.STATUSES,
         "reason code": c.REASONS,
         "reserved task ID": c.RESERVED_TASK_IDS,

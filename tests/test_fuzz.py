@@ -45,8 +45,10 @@ from jev_select.core.models import Inputs, TaskTable
 from jev_select.core.plan_block import PlanBlock, read_plan_block, render_plan_block
 from jev_select.core.tasks import parse_tasks
 from jev_select.edges.environment import (
+    MergeGroupFacts,
     PullRequestFacts,
     parse_manual_number,
+    parse_merge_group,
     parse_pull_request,
     read_github_context,
 )
@@ -347,6 +349,7 @@ GOOD_VALUES: Mapping[str, list[str]] = {
     c.INPUT_GITHUB_TOKEN: ["", "ghs_x", "tok en\n"],
     c.INPUT_TESTED_REF: list(c.TESTED_REFS),
     c.INPUT_PULL_REQUEST: ["", "7", "0", "x"],
+    c.INPUT_MERGE_GROUP: list(c.MERGE_GROUP_MODES),
     c.INPUT_FORCE_ALL: ["true", "false"],
     c.INPUT_TIMEOUT_MS: ["1", "10000", "2147483647", "2147483648"],
     c.INPUT_MAX_DIFF_BYTES: ["1", "65536", "9007199254740991", "9007199254740992"],
@@ -484,6 +487,34 @@ def test_pull_request_payload(payload: Any) -> None:
             assert not isinstance(head_repo["id"], bool)
             assert head_repo["id"] == payload["base"]["repo"]["id"]
         event("fork" if facts.fork else "same repository")
+
+
+QUEUE_SHA = "5" * 40
+MERGE_GROUPS = mostly(
+    st.fixed_dictionaries(
+        {"base_sha": mostly(SHAS, SHA_LIKE), "head_sha": mostly(st.just(QUEUE_SHA), SHA_LIKE)},
+        optional={"base_ref": JSON_LEAVES, "head_ref": JSON_LEAVES},
+    ),
+    st.fixed_dictionaries({}, optional={"base_sha": SHA_LIKE, "head_sha": SHA_LIKE}) | JSON_VALUES,
+)
+
+
+@given(MERGE_GROUPS)
+def test_merge_group_payload(payload: Any) -> None:
+    facts = attempt(
+        "event: parse_merge_group",
+        lambda: parse_merge_group(payload, QUEUE_SHA),
+        PlanningFailure,
+    )
+    if isinstance(facts, PlanningFailure):
+        assert facts.code == c.FAILURE_INVALID_EVENT
+        event("rejected")
+    else:
+        assert isinstance(facts, MergeGroupFacts)
+        assert re.fullmatch(c.SHA40_PATTERN, facts.base_sha)
+        assert facts.head_sha == QUEUE_SHA
+        assert facts.base_sha == payload["base_sha"]
+        event("accepted")
 
 
 MANUAL_NUMBERS = mostly(

@@ -1,4 +1,4 @@
-"""Validation and normalisation of the fourteen inputs (spec §2).
+"""Validation and normalisation of the inputs (spec §2).
 
 ``parse_inputs`` is pure: it takes the raw strings, checks them in the fixed order of §2.4 and
 raises ``InputError(field)`` for the first step that fails. The error names the field only.
@@ -228,6 +228,9 @@ def parse_inputs(raw: Mapping[str, str | None], *, local_mode: bool = False) -> 
     tested_ref = values[c.INPUT_TESTED_REF]
     if tested_ref not in c.TESTED_REFS:
         raise InputError(c.INPUT_TESTED_REF)
+    merge_group = values[c.INPUT_MERGE_GROUP]
+    if merge_group not in c.MERGE_GROUP_MODES:
+        raise InputError(c.INPUT_MERGE_GROUP)
     skip_below_text = values[c.INPUT_SKIP_BELOW]
     if not threshold_syntax_ok(skip_below_text):
         raise InputError(c.INPUT_SKIP_BELOW)
@@ -275,6 +278,7 @@ def parse_inputs(raw: Mapping[str, str | None], *, local_mode: bool = False) -> 
         github_token=values[c.INPUT_GITHUB_TOKEN],
         tested_ref=tested_ref,
         pull_request=values[c.INPUT_PULL_REQUEST],
+        merge_group=merge_group,
         force_all=force_all,
         timeout_ms=timeout_ms,
         max_diff_bytes=max_diff_bytes,

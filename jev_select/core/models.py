@@ -107,7 +107,7 @@ class TaskTable:
 
 @attrs.frozen
 class Inputs:
-    """The fourteen validated and normalised inputs (spec §2)."""
+    """The validated and normalised inputs (spec §2)."""
 
     tasks: TaskTable
     mode: str = c.MODE_ENFORCE
@@ -120,6 +120,7 @@ class Inputs:
     github_token: str = attrs.field(default="", repr=False)  # "" means anonymous
     tested_ref: str = c.TESTED_REF_MERGE
     pull_request: str = ""  # trimmed raw text; checked later (invalid-manual-request)
+    merge_group: str = c.MERGE_GROUP_RUN_ALL
     force_all: bool = False
     timeout_ms: int = 10000
     max_diff_bytes: int = 65536

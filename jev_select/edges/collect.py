@@ -218,12 +218,55 @@ def _complete_history(session: GitSession, base: str, head: str) -> bool:
     return not session.is_shallow()
 
 
+def _reaches(session: GitSession, base: str, head: str) -> bool:
+    """Whether ``base`` is an ancestor of ``head``, deepening the history only as far as needed.
+
+    A queue commit usually sits one or a few commits above its base, so the first deepening step
+    normally answers. Only a no needs the complete history, which a failed deepening cannot give:
+    that is ``git-fetch-failed``.
+    """
+    if session.is_ancestor(base, head):
+        return True
+    for count in c.GIT_DEEPEN_STEPS:
+        # A failed deepening is judged by the checks that follow, like a successful one.
+        session.deepen(count, [base, head])
+        if session.is_ancestor(base, head):
+            return True
+        if not session.is_shallow():
+            return False
+    session.unshallow([base, head])
+    if session.is_shallow():
+        session.fetch([base, head], depth=c.GIT_FULL_DEPTH)
+    if session.is_shallow():
+        raise CollectionError(c.REASON_GIT_FETCH_FAILED)
+    return session.is_ancestor(base, head)
+
+
+def _verify_queue_commit(session: GitSession, *, base: str, head: str, tested: str) -> str:
+    """Check 1 for a merge-queue commit: present, and built on top of its base.
+
+    There is no parent check: depending on the queue's merge method the commit is a merge, a
+    squash or the last of several rebased commits, so only ancestry is required.
+    """
+    if not _same_id(tested, head):
+        raise CollectionError(c.REASON_SHA_INCOHERENT)
+    if not (session.fetch([base], depth=1) and session.has_commit(base)):
+        raise CollectionError(c.REASON_GIT_FETCH_FAILED)
+    if not session.ensure_commit(head):
+        raise CollectionError(c.REASON_GIT_FETCH_FAILED)
+    if not _reaches(session, base, head):
+        raise CollectionError(c.REASON_SHA_INCOHERENT)
+    return base
+
+
 def _verify_commits(
-    session: GitSession, *, base: str, head: str, tested: str, tested_ref: str
+    session: GitSession, *, base: str, head: str, tested: str, tested_ref: str, queue: bool
 ) -> str:
     """Run check 1 and return the diff base, or raise ``CollectionError``."""
     if not all(is_object_id(sha) for sha in (base, head, tested)):
         raise CollectionError(c.REASON_SHA_INCOHERENT)
+    if queue:
+        return _verify_queue_commit(session, base=base, head=head, tested=tested)
     if tested_ref not in c.TESTED_REFS:
         raise CollectionError(c.REASON_SHA_INCOHERENT)
     merge_mode = tested_ref == c.TESTED_REF_MERGE
@@ -308,8 +351,12 @@ def collect_change(
     tested_ref: str,
     metadata_sha: str,
     max_diff_bytes: int,
+    queue: bool = False,
 ) -> Collection:
     """Fetch, verify and inventory the change from the diff base to the tested commit.
+
+    ``queue`` marks a merge-queue commit (``tested_sha`` = ``head_sha``, recorded as merge mode):
+    the base must be its ancestor instead of its first parent.
 
     Never raises for git trouble: the result carries either a complete change set or the code of
     the first failing check, with the changed paths when checks 5 to 9 failed (except
@@ -325,7 +372,12 @@ def collect_change(
     )
     try:
         diff_base = _verify_commits(
-            session, base=base_sha, head=head_sha, tested=tested_sha, tested_ref=tested_ref
+            session,
+            base=base_sha,
+            head=head_sha,
+            tested=tested_sha,
+            tested_ref=tested_ref,
+            queue=queue,
         )
     except CollectionError as error:
         return Collection(commits=commits, error=error.code)

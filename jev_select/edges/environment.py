@@ -21,8 +21,11 @@ from ..errors import PlanningFailure
 
 __all__ = [
     "GitHubContext",
+    "MergeGroupFacts",
     "PullRequestFacts",
+    "is_merge_group_event",
     "parse_manual_number",
+    "parse_merge_group",
     "parse_pull_request",
     "read_github_context",
     "server_origin",
@@ -31,6 +34,7 @@ __all__ = [
 
 _EVENT_FILE_CAP = 64 * 1_048_576
 _PULL_REQUEST_EVENT = "pull_request"
+_MERGE_GROUP_EVENT = "merge_group"
 _WORKFLOW_DISPATCH_EVENT = "workflow_dispatch"
 
 
@@ -54,6 +58,14 @@ class PullRequestFacts:
     base_sha: str
     head_sha: str
     fork: bool
+
+
+@attrs.frozen
+class MergeGroupFacts:
+    """The queue commit of a ``merge_group`` event and the commit it was built on."""
+
+    base_sha: str
+    head_sha: str
 
 
 def temp_root(environ: Mapping[str, str]) -> str:
@@ -125,6 +137,32 @@ def _read_event(path: str) -> Mapping[str, Any]:
 
 def is_pull_request_event(event_name: str) -> bool:
     return event_name == _PULL_REQUEST_EVENT
+
+
+def is_merge_group_event(event_name: str) -> bool:
+    return event_name == _MERGE_GROUP_EVENT
+
+
+def parse_merge_group(payload: object, sha: str) -> MergeGroupFacts:
+    """Validate a ``merge_group`` object: two lowercase 40-hex SHAs, the head being ``GITHUB_SHA``.
+
+    ``base_sha`` is the commit the queue built on (the target branch, or the entry ahead in the
+    queue); ``head_sha`` is the queue commit the workflow runs on. Anything else is
+    ``invalid-event``.
+    """
+    if not isinstance(payload, Mapping):
+        raise PlanningFailure(c.FAILURE_INVALID_EVENT)
+    base_sha = payload.get("base_sha")
+    head_sha = payload.get("head_sha")
+    if (
+        not isinstance(base_sha, str)
+        or not isinstance(head_sha, str)
+        or re.fullmatch(c.SHA40_PATTERN, base_sha) is None
+        or re.fullmatch(c.SHA40_PATTERN, head_sha) is None
+        or head_sha != sha
+    ):
+        raise PlanningFailure(c.FAILURE_INVALID_EVENT)
+    return MergeGroupFacts(base_sha=base_sha, head_sha=head_sha)
 
 
 def _is_number(value: object) -> bool:

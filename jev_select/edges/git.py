@@ -496,6 +496,14 @@ class GitSession:
             return ()
         return tuple(line for line in output.decode("ascii", "replace").split() if line)
 
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        """Whether ``ancestor`` is reachable from ``descendant`` in the history fetched so far.
+
+        A yes is final; in a shallow repository a no may only mean the history is cut short.
+        """
+        self._require_ids(ancestor, descendant)
+        return self._succeeds(["merge-base", "--is-ancestor", ancestor, descendant])
+
     def diff_raw(self, base: str, tested: str) -> bytes:
         """``git diff --raw -z`` between two commits (cap 4 MiB), unparsed."""
         self._require_ids(base, tested)

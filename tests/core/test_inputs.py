@@ -41,6 +41,8 @@ MESSAGES = {
     '"true" or "false"; no plan published.',
     "tested-ref": 'jev-select: invalid input "tested-ref"; expected "merge" or "head"; no plan '
     "published.",
+    "merge-group": 'jev-select: invalid input "merge-group"; expected "run-all" or "select"; '
+    "no plan published.",
     "force-all": 'jev-select: invalid input "force-all"; expected "true" or "false"; no plan '
     "published.",
     "timeout-ms": 'jev-select: invalid input "timeout-ms"; expected a whole number of '
@@ -92,6 +94,7 @@ def test_defaults() -> None:
         github_token="",
         tested_ref="merge",
         pull_request="",
+        merge_group="run-all",
         force_all=False,
         timeout_ms=10000,
         max_diff_bytes=65536,
@@ -200,6 +203,25 @@ def test_tested_ref_valid(value: str) -> None:
 @pytest.mark.parametrize("value", ["Merge", "HEAD", "base", "refs/heads/main"])
 def test_tested_ref_invalid(value: str) -> None:
     bad("tested-ref", value)
+
+
+@pytest.mark.parametrize("value", ["run-all", "select"])
+def test_merge_group_valid(value: str) -> None:
+    assert parse(merge_group=value).merge_group == value
+    assert parse(merge_group=f" {value}\n").merge_group == value
+
+
+def test_merge_group_defaults_to_run_all_in_both_modes() -> None:
+    assert parse().merge_group == "run-all"
+    assert parse(merge_group="").merge_group == "run-all"
+    assert parse_inputs({"tasks": TASKS}, local_mode=True).merge_group == "run-all"
+
+
+@pytest.mark.parametrize(
+    "value", ["Select", "SELECT", "run_all", "runall", "all", "true", "select,run-all", "sélect"]
+)
+def test_merge_group_invalid(value: str) -> None:
+    bad("merge-group", value)
 
 
 # --- model and api-model -------------------------------------------------------------------------
@@ -503,6 +525,7 @@ def test_normalise_without_path() -> None:
 ORDERED_FAILURES: list[tuple[str, str, str]] = [
     ("mode", "mode", "observe"),
     ("tested-ref", "tested-ref", "HEAD"),
+    ("merge-group", "merge-group", "selective"),
     ("skip-below", "skip-below", ".5"),
     ("tasks", "tasks", "- unit"),
     ("model", "model", "jev-latest"),

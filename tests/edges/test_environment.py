@@ -12,7 +12,10 @@ import pytest
 
 from jev_select import contracts as c
 from jev_select.edges.environment import (
+    MergeGroupFacts,
+    is_merge_group_event,
     parse_manual_number,
+    parse_merge_group,
     parse_pull_request,
     read_github_context,
     server_origin,
@@ -261,6 +264,52 @@ def test_head_repository_that_is_not_an_object_is_a_fork(head_repo: Any) -> None
 )
 def test_invalid_pull_request_payload(value: Any) -> None:
     assert failure_code(lambda: parse_pull_request(value, REPOSITORY)) == c.FAILURE_INVALID_EVENT
+
+
+# --------------------------------------------------------------------------------------------
+# merge_group payloads (merge-group: select)
+# --------------------------------------------------------------------------------------------
+
+
+def test_merge_group_payload_names_the_queue_commit_and_its_base() -> None:
+    payload = {
+        "head_sha": SHA,
+        "head_ref": "refs/heads/gh-readonly-queue/main/pr-7-" + HEAD,
+        "base_sha": BASE,
+        "base_ref": "refs/heads/main",
+        "head_commit": {"id": SHA},
+    }
+    assert parse_merge_group(payload, SHA) == MergeGroupFacts(base_sha=BASE, head_sha=SHA)
+    # Only the two SHAs are needed: the refs are informative.
+    assert parse_merge_group({"head_sha": SHA, "base_sha": BASE}, SHA).base_sha == BASE
+
+
+def test_only_the_exact_event_name_is_a_merge_group() -> None:
+    assert is_merge_group_event("merge_group")
+    for name in ("Merge_Group", "merge-group", "merge_group ", "pull_request", "push"):
+        assert not is_merge_group_event(name)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        [SHA, BASE],
+        "merge_group",
+        {},
+        {"head_sha": SHA},
+        {"base_sha": BASE},
+        {"head_sha": HEAD, "base_sha": BASE},  # not GITHUB_SHA
+        {"head_sha": SHA.upper(), "base_sha": BASE},
+        {"head_sha": SHA, "base_sha": BASE.upper()},
+        {"head_sha": SHA, "base_sha": BASE[:-1]},
+        {"head_sha": SHA, "base_sha": BASE + "0" * 24},  # 64 hex is not a 40-hex SHA
+        {"head_sha": SHA, "base_sha": 7},
+        {"head_sha": SHA, "base_sha": None},
+    ],
+)
+def test_invalid_merge_group_payload(value: Any) -> None:
+    assert failure_code(lambda: parse_merge_group(value, SHA)) == c.FAILURE_INVALID_EVENT
 
 
 # --------------------------------------------------------------------------------------------
