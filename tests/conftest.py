@@ -1,5 +1,10 @@
 """Shared pytest configuration: hypothesis profiles and the markers of the test suite.
 
+Platform markers, for the CI jobs on macOS and Windows: a test marked ``posix`` needs POSIX
+semantics (shell scripts run as programs, permission bits) and is skipped on Windows;
+one marked ``linux`` needs a Linux-only device such as ``/dev/full`` and is skipped elsewhere.
+Both skips name their reason in the summary, so a platform's gaps stay visible.
+
 Hypothesis profiles, chosen with ``HYPOTHESIS_PROFILE`` (default ``ci`` when ``CI=true``, else
 ``dev``):
 
@@ -16,6 +21,7 @@ test leaves open.
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -42,3 +48,28 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "faults: end-to-end fault-injection matrix (real processes); deselect with -m 'not faults'",
     )
+    config.addinivalue_line(
+        "markers",
+        "posix: needs POSIX semantics (shell scripts, permission bits); skipped on Windows",
+    )
+    config.addinivalue_line(
+        "markers", "linux: needs a Linux-only facility such as /dev/full; skipped elsewhere"
+    )
+
+
+def platform_skip_reason(markers: set[str], os_name: str, platform: str) -> str | None:
+    """Why a test with ``markers`` cannot run on ``os_name``/``platform``, or None."""
+    if "posix" in markers and os_name != "posix":
+        return f"needs POSIX semantics; this is {platform}"
+    if "linux" in markers and platform != "linux":
+        return f"needs a Linux-only facility; this is {platform}"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    del config
+    for item in items:
+        markers = {marker.name for marker in item.iter_markers()}
+        reason = platform_skip_reason(markers, os.name, sys.platform)
+        if reason is not None:
+            item.add_marker(pytest.mark.skip(reason=reason))

@@ -643,6 +643,7 @@ def test_real_git_diffs_parse_and_split_like_the_reference(
                     check_split(patch, sections, split_diff(patch, budget, hints), budget)
 
 
+@pytest.mark.posix
 def test_real_git_patch_with_awkward_names(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()

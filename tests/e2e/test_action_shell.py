@@ -80,7 +80,9 @@ PLANTED_MODULES = (
     "jev_select",
 )
 
-pytestmark = pytest.mark.skipif(BASH is None, reason="bash is required")
+# The steps run as bash scripts against a POSIX virtual environment layout, with stand-in
+# programs that are shell scripts.
+pytestmark = [pytest.mark.posix, pytest.mark.skipif(BASH is None, reason="bash is required")]
 
 
 def load_installer() -> ModuleType:

@@ -512,6 +512,7 @@ def _hostile_home(tmp_path: Path, marker: Path) -> Path:
     return script
 
 
+@pytest.mark.posix
 def test_hostile_configuration_and_environment_are_ignored(
     tmp_path: Path, origin: GitRepo, pr: tuple[str, str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

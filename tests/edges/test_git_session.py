@@ -130,6 +130,7 @@ def _recording_git(tmp_path: Path) -> tuple[dict[str, str], Path]:
     return environ, log
 
 
+@pytest.mark.posix
 def test_git_receives_only_the_sanitised_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -155,6 +156,7 @@ def test_git_receives_only_the_sanitised_environment(
         assert "GIT_CONFIG_GLOBAL=/dev/null" in block.splitlines()
 
 
+@pytest.mark.posix
 def test_http_remote_session_passes_the_credential_header(tmp_path: Path) -> None:
     environ, log = _recording_git(tmp_path)
     with GitSession(
@@ -323,6 +325,7 @@ def test_session_queries(tmp_path: Path) -> None:
             session.blob("HEAD")
 
 
+@pytest.mark.posix
 def test_refused_token_fails_http_fetch_without_running(tmp_path: Path) -> None:
     environ, log = _recording_git(tmp_path)
     with GitSession(

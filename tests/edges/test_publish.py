@@ -77,6 +77,7 @@ def test_token_equal_to_the_key_still_gets_its_header_form() -> None:
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.posix
 def test_report_is_written_atomically_with_private_modes(tmp_path: Path) -> None:
     path = Path(write_report('{\n  "version": 5\n}\n', str(tmp_path)))
     assert path.is_absolute()
