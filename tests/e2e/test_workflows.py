@@ -200,3 +200,16 @@ def test_the_lock_refresh_regenerates_with_the_script_and_writes_nothing_else() 
     assert "scripts/lock.sh --upgrade" in runs
     assert "-- requirements.lock" in runs
     assert "git add" not in runs
+
+
+def test_the_readme_badge_and_the_contributing_guide_name_real_files() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    badges = re.findall(r"actions/workflows/([A-Za-z0-9_.-]+)/badge\.svg", readme)
+    assert badges == ["ci.yml"]
+    assert (WORKFLOWS / badges[0]).is_file()
+    assert "## Versioning" in readme
+    contributing = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
+    for path in re.findall(r"`((?:scripts|\.ci|bench|docs)/[A-Za-z0-9_./-]+)`", contributing):
+        assert (ROOT / path).exists(), path
+    for command in ("scripts/lock.sh", "bash .ci/run", "release_check.py"):
+        assert command in contributing, command
