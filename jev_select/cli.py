@@ -489,6 +489,8 @@ def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
     try:
         inputs = _local_inputs(namespace, environ)
         remote, commits = _local_commits(namespace, inputs, environ)
+        # Without --remote the commits come from --repo itself, whose objects are on this disk.
+        borrow_from = os.path.abspath(namespace.repo or ".") if namespace.remote is None else None
         validated_at = time.monotonic()
         token = environ.get(c.LOCAL_GITHUB_TOKEN_ENV, "")
         run = RunContext(
@@ -500,6 +502,7 @@ def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
             environ=environ,
             provenance_repository=c.LOCAL_REPOSITORY_NAME,
             fetch_action=_LazyActionFetcher(token, root=c.GITHUB_DEFAULT_API_URL),
+            borrow_from=borrow_from,
         )
         result = run_plan_pipeline(inputs, run, validated_at=validated_at)
         text = report_text(result.report)

@@ -529,7 +529,14 @@ GIT_INVENTORY_CAP: Final = 4 * 1_048_576
 GIT_COMMIT_CAP: Final = 4 * 1_048_576
 GIT_BLOB_CAP: Final = 16 * 1_048_576
 GIT_DEEPEN_STEPS: Final = (32, 128, 512, 2048)
+# Head mode: absolute depths (from both tips) fetched in turn until the merge base is proven
+# unique; absolute, because a relative deepening can leave a shallow tip where it is.
+GIT_DEPTH_STEPS: Final = (32, 128, 512, 2048)
 GIT_FULL_DEPTH: Final = 2147483647
+# The shallow boundary is read from the temporary repository's own file; a boundary of more
+# commits than GIT_BOUNDARY_LIMIT is not examined (the full history decides instead).
+GIT_SHALLOW_FILE_CAP: Final = 1_048_576
+GIT_BOUNDARY_LIMIT: Final = 4096
 METADATA_FILE_CAP: Final = 1_048_576
 
 # --------------------------------------------------------------------------------------------
@@ -757,6 +764,7 @@ TERMINAL_COLUMNS: Final = ("TASK", "RUN", "PROPOSED", "REASONS")
 TERMINAL_YES: Final = "yes"
 TERMINAL_NO: Final = "no"
 TERMINAL_NULL: Final = "-"
+TERMINAL_COLLECTION_TEMPLATE: Final = "collection: {ms} ms"
 TERMINAL_REPORT_TEMPLATE: Final = "report: {path}"
 
 # --------------------------------------------------------------------------------------------

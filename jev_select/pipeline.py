@@ -50,6 +50,9 @@ class RunContext:
     # A merge_group queue commit planned against its base (merge-group: select): verified by
     # ancestry and recorded as merge mode, whatever tested-ref says.
     merge_queue: bool = False
+    # A local repository whose objects collection borrows instead of fetching (local mode with
+    # the default remote); None fetches from ``remote``.
+    borrow_from: str | None = None
 
 
 @attrs.frozen
@@ -101,6 +104,7 @@ def run_plan_pipeline(
             token=inputs.github_token,
             temp_root=run.temp_root,
             environ=run.environ,
+            borrow_from=run.borrow_from,
         ) as session:
             collection = collect_change(
                 session,

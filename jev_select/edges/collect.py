@@ -30,6 +30,7 @@ __all__ = [
     "is_literal_path",
     "parse_numstat",
     "parse_raw",
+    "proven_merge_base",
 ]
 
 _RAW_HEADER = re.compile(
@@ -37,6 +38,7 @@ _RAW_HEADER = re.compile(
     rb"([A-Z][0-9]*)"
 )
 _COUNT = re.compile(rb"[0-9]+|-")
+_LOWER_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _GITLINK_MODE = "160000"
 _TWO_PATH_STATUSES = frozenset({"R", "C"})
 
@@ -206,11 +208,7 @@ def _same_id(first: str, second: str) -> bool:
 
 
 def _complete_history(session: GitSession, base: str, head: str) -> bool:
-    for count in c.GIT_DEEPEN_STEPS:
-        # A failed deepening is judged by the shallow check that follows, like a successful one.
-        session.deepen(count, [base, head])
-        if not session.is_shallow():
-            return True
+    """Fetch the rest of the history; True when nothing is shallow any more."""
     session.unshallow([base, head])
     if not session.is_shallow():
         return True
@@ -259,6 +257,82 @@ def _verify_queue_commit(session: GitSession, *, base: str, head: str, tested: s
     return base
 
 
+def proven_merge_base(session: GitSession, base: str, head: str) -> str | None:
+    """The merge base of ``base`` and ``head`` when the history present proves it unique.
+
+    The history may be shallow. Let S be the commits present, with the listed shallow commits
+    (the boundary B) treated as parentless, as git does here, and G the full history. Every
+    path of G from a commit x of S either stays in S or leaves it through the parents of a
+    boundary commit that S already reaches from x, so
+
+        ancestors_G(x) = ancestors_S(x) + the ancestors_G of every b in B within ancestors_S(x).
+
+    Suppose ``git merge-base --all`` prints exactly one commit M in S and every b of B is an
+    ancestor of M in S. M is a common ancestor in G too (edges of S are edges of G). Take any
+    common ancestor c in G. If base or head reaches c through a boundary commit b, then c is an
+    ancestor of b, and b of M, so c is an ancestor of M. Otherwise both reach c inside S, so c
+    is a common ancestor in S and, S being finite, lies below one of S's best common ancestors:
+    M again. Every common ancestor of G is thus M or below M, so M is the one best common
+    ancestor of G: exactly what ``git merge-base --all`` would print with the whole history.
+
+    Both conditions matter. A boundary commit that is not below M may lead, beyond the cut, to
+    a commit that is below M's descendants on one side (so M is not the best) or to a second
+    best common ancestor (a criss-cross); a boundary below M cannot, whatever its missing
+    parents are, because everything behind it is behind M. When the test fails nothing is
+    concluded; the caller deepens or fetches the whole history.
+    """
+    bases = session.merge_bases(base, head)
+    if len(bases) != 1 or _LOWER_ID.fullmatch(bases[0]) is None:
+        return None
+    boundary = session.shallow_commits()
+    if boundary is None or len(boundary) > c.GIT_BOUNDARY_LIMIT:
+        return None
+    if not session.all_ancestors_of(boundary, bases[0]):
+        return None
+    return bases[0]
+
+
+def _head_mode_diff_base(session: GitSession, base: str, head: str) -> str:
+    """The unique merge base of ``base`` and ``head`` (spec §6.3 step 5, amended).
+
+    A borrowed object store holds the complete history (shallow repositories are not borrowed
+    from). Otherwise the history is deepened in bounded steps until the merge base is proven
+    unique (see :func:`proven_merge_base`), and fetched whole only when no step proves it; the
+    cost then follows the distance to the merge base, not the age of the repository.
+    """
+    if not session.borrowing:
+        for depth in (None, *c.GIT_DEPTH_STEPS):
+            if depth is not None:
+                # Each step asks for the history to that depth from both tips. Git's relative
+                # ``--deepen`` can leave a tip that is itself a shallow commit undeepened when
+                # its parents' history is partly present; an absolute depth never does. A failed
+                # fetch is judged by the checks that follow, like a successful one.
+                session.fetch([base, head], depth=depth)
+            if not session.is_shallow():
+                break
+            proven = proven_merge_base(session, base, head)
+            if proven is not None:
+                return proven
+        else:
+            if not _complete_history(session, base, head):
+                raise CollectionError(c.REASON_GIT_FETCH_FAILED)
+    bases = session.merge_bases(base, head)
+    if len(bases) != 1 or not is_object_id(bases[0]):
+        raise CollectionError(c.REASON_SHA_INCOHERENT)
+    return bases[0]
+
+
+def _borrowed_commits_present(session: GitSession, shas: list[str]) -> bool:
+    """Whether the borrowed store has every commit; stops borrowing when it does not."""
+    if not session.borrowing:
+        return False
+    if all(session.has_commit(sha) for sha in shas):
+        return True
+    if not session.stop_borrowing():
+        raise CollectionError(c.REASON_GIT_FETCH_FAILED)
+    return False
+
+
 def _verify_commits(
     session: GitSession, *, base: str, head: str, tested: str, tested_ref: str, queue: bool
 ) -> str:
@@ -272,12 +346,13 @@ def _verify_commits(
     merge_mode = tested_ref == c.TESTED_REF_MERGE
     if not merge_mode and not _same_id(tested, head):
         raise CollectionError(c.REASON_SHA_INCOHERENT)
-    if not (session.fetch([base], depth=1) and session.has_commit(base)):
-        raise CollectionError(c.REASON_GIT_FETCH_FAILED)
     needed = [head, tested] if merge_mode else [head]
-    for sha in needed:
-        if not session.ensure_commit(sha):
+    if not _borrowed_commits_present(session, [base, *needed]):
+        if not (session.fetch([base], depth=1) and session.has_commit(base)):
             raise CollectionError(c.REASON_GIT_FETCH_FAILED)
+        for sha in needed:
+            if not session.ensure_commit(sha):
+                raise CollectionError(c.REASON_GIT_FETCH_FAILED)
     if merge_mode:
         try:
             parents = session.commit_parents(tested)
@@ -287,12 +362,7 @@ def _verify_commits(
         if tuple(parent.lower() for parent in parents) != expected:
             raise CollectionError(c.REASON_SHA_INCOHERENT)
         return base
-    if not _complete_history(session, base, head):
-        raise CollectionError(c.REASON_GIT_FETCH_FAILED)
-    bases = session.merge_bases(base, head)
-    if len(bases) != 1 or not is_object_id(bases[0]):
-        raise CollectionError(c.REASON_SHA_INCOHERENT)
-    return bases[0]
+    return _head_mode_diff_base(session, base, head)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -361,7 +431,45 @@ def collect_change(
     Never raises for git trouble: the result carries either a complete change set or the code of
     the first failing check, with the changed paths when checks 5 to 9 failed (except
     ``git-read-failed``) so that the protected-path rule still applies.
+
+    A session that borrows a local object store is trusted only for answers it could give: when
+    a git command fails there (a partial clone lacks blobs on purpose, an alternates chain may be
+    broken), the borrowing stops and the change is collected again by fetching.
     """
+
+    def attempt() -> Collection:
+        return _collect(
+            session,
+            base_sha=base_sha,
+            head_sha=head_sha,
+            tested_sha=tested_sha,
+            tested_ref=tested_ref,
+            metadata_sha=metadata_sha,
+            max_diff_bytes=max_diff_bytes,
+            queue=queue,
+        )
+
+    result = attempt()
+    if (
+        session.borrowing
+        and result.error in (c.REASON_GIT_FETCH_FAILED, c.REASON_GIT_READ_FAILED)
+        and session.stop_borrowing()
+    ):
+        result = attempt()
+    return result
+
+
+def _collect(
+    session: GitSession,
+    *,
+    base_sha: str,
+    head_sha: str,
+    tested_sha: str,
+    tested_ref: str,
+    metadata_sha: str,
+    max_diff_bytes: int,
+    queue: bool,
+) -> Collection:
     merge_mode = tested_ref == c.TESTED_REF_MERGE
     commits = Commits(
         base_sha=base_sha,

@@ -7,7 +7,9 @@ off user and system configuration, hooks, attributes, external diff drivers, pag
 redirects. Nothing git prints is ever shown or put into an exception.
 
 Change collection happens in a throw-away bare repository (:class:`GitSession`) that is removed on
-every path. The local-mode helpers at the bottom query the user's repository read-only.
+every path. In local mode that repository may borrow the object store of the user's repository
+(git alternates) instead of fetching; it then reads objects only, never the user's configuration,
+hooks or attributes. The local-mode helpers at the bottom query the user's repository read-only.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "is_object_id",
     "local_file_at",
     "local_merge_parents",
+    "local_object_directory",
     "local_tree_paths",
     "parse_commit_parents",
     "resolve_local_revision",
@@ -325,10 +328,18 @@ class GitSession:
     """
 
     def __init__(
-        self, remote: str, *, token: str, temp_root: str, environ: Mapping[str, str]
+        self,
+        remote: str,
+        *,
+        token: str,
+        temp_root: str,
+        environ: Mapping[str, str],
+        borrow_from: str | None = None,
     ) -> None:
         self.remote = remote
         self._temp_root = temp_root
+        self._environ = environ
+        self._borrow_from = borrow_from
         header = credential_header(remote, token)
         # A token that may not be sent must not silently turn into an anonymous fetch.
         self._fetch_refused = (
@@ -338,6 +349,8 @@ class GitSession:
         self.directory: str | None = None
         self.git_dir: str | None = None
         self.ready = False
+        # True while the repository reads its objects from a local repository (alternates).
+        self.borrowing = False
 
     def __enter__(self) -> GitSession:
         # ``__exit__`` does not run when ``__enter__`` raises: a cancellation arriving here removes
@@ -358,12 +371,52 @@ class GitSession:
                 )
             except GitError:
                 return self
+            self.git_dir = git_dir
+            self.ready = True
+            if self._borrow_from is not None:
+                objects = local_object_directory(self._borrow_from, self._environ)
+                if objects is not None:
+                    self.borrowing = self._write_alternates(objects)
         except BaseException:
             self._abandon()
             raise
-        self.git_dir = git_dir
-        self.ready = True
         return self
+
+    # ---- borrowing (spec §6.3, local mode) -------------------------------------------------------
+
+    def _alternates_path(self) -> str | None:
+        if self.git_dir is None:
+            return None
+        return os.path.join(self.git_dir, "objects", "info", "alternates")
+
+    def _write_alternates(self, objects: str) -> bool:
+        path = self._alternates_path()
+        if path is None:
+            return False
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as handle:
+                handle.write(alternates_line(objects))
+        except OSError:
+            return False
+        return True
+
+    def stop_borrowing(self) -> bool:
+        """Forget the borrowed object store so that commits are fetched from the remote instead.
+
+        Nothing was written while borrowing (no fetch runs then), so the repository is as empty
+        as a new one afterwards. False when the alternates file could not be removed.
+        """
+        if not self.borrowing:
+            return True
+        path = self._alternates_path()
+        try:
+            if path is not None:
+                os.unlink(path)
+        except OSError:
+            return False
+        self.borrowing = False
+        return True
 
     def __exit__(
         self,
@@ -434,7 +487,11 @@ class GitSession:
     # ---- fetching ---------------------------------------------------------------------------
 
     def _fetch(self, depth_option: str, object_ids: Sequence[str]) -> bool:
-        if self._fetch_refused or not all(is_object_id(sha) for sha in object_ids):
+        # A fetch into a repository that borrows objects could make it shallow on top of a
+        # complete store; callers stop borrowing before they fetch.
+        if self.borrowing or self._fetch_refused:
+            return False
+        if not all(is_object_id(sha) for sha in object_ids):
             return False
         return self._succeeds(
             [
@@ -467,6 +524,47 @@ class GitSession:
         except GitError:
             return True
         return answer.strip() != b"false"
+
+    def shallow_commits(self) -> tuple[str, ...] | None:
+        """The commits git treats as having no parents here (the shallow boundary).
+
+        Read from the temporary repository's own ``shallow`` file; empty when there is none,
+        None when it cannot be read or holds anything but object names.
+        """
+        if not self.ready or self.git_dir is None:
+            return None
+        try:
+            with open(os.path.join(self.git_dir, "shallow"), "rb") as handle:
+                content = handle.read(c.GIT_SHALLOW_FILE_CAP + 1)
+        except FileNotFoundError:
+            return ()
+        except OSError:
+            return None
+        if len(content) > c.GIT_SHALLOW_FILE_CAP:
+            return None
+        lines = content.decode("ascii", "replace").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if not all(_LOWER_OBJECT_ID.fullmatch(line) for line in lines):
+            return None
+        return tuple(lines)
+
+    def all_ancestors_of(self, commits: Sequence[str], descendant: str) -> bool:
+        """Whether every commit of ``commits`` is ``descendant`` or one of its ancestors.
+
+        Ancestry is that of the history present here (shallow commits have no parents). One
+        ``git rev-list`` lists what ``commits`` reach and ``descendant`` does not; nothing may.
+        """
+        self._require_ids(descendant, *commits)
+        if not commits:
+            return True
+        try:
+            output = self._git(
+                ["rev-list", "--max-count=1", *commits, "--not", descendant], _SMALL_OUTPUT_CAP
+            )
+        except GitError:
+            return False
+        return output.strip() == b""
 
     def has_commit(self, sha: str) -> bool:
         """Whether ``sha`` names a commit present in the repository."""
@@ -636,6 +734,53 @@ def default_local_base(repo: str, environ: Mapping[str, str]) -> str | None:
     if upstream is None:
         return None
     return _unique_local_merge_base(repo, head, upstream, environ)
+
+
+def _local_path_answer(repo: str, args: Sequence[str], environ: Mapping[str, str]) -> str | None:
+    # A path may contain any byte but NUL, even a newline: only git's own final newline goes.
+    output = _local_answer(repo, args, environ)
+    if output is None or not output.endswith(b"\n") or b"\0" in output:
+        return None
+    path = os.fsdecode(output[:-1])
+    return path if os.path.isabs(path) else None
+
+
+def local_object_directory(repo: str, environ: Mapping[str, str]) -> str | None:
+    """The object directory a session may borrow from ``repo``, or None when it may not.
+
+    ``repo`` is a work tree (or a directory inside one), a linked worktree or a bare repository;
+    the objects live in its common git directory. A shallow repository is not borrowed from: its
+    history is cut on purpose. Only ``git rev-parse`` runs in ``repo``, under the sanitised
+    environment, as for revisions.
+    """
+    common = _local_path_answer(
+        repo, ["rev-parse", "--path-format=absolute", "--git-common-dir"], environ
+    )
+    if common is None:
+        return None
+    if _local_answer(repo, ["rev-parse", "--is-shallow-repository"], environ) != b"false\n":
+        return None
+    objects = os.path.join(common, "objects")
+    if not os.path.isdir(objects):
+        return None
+    return objects
+
+
+def alternates_line(objects: str) -> bytes:
+    """One line of an ``objects/info/alternates`` file naming ``objects``.
+
+    Always written C-quoted, which git reads since 2.11, so that a path starting with ``#`` or a
+    quote, or holding a newline or a backslash, still names exactly that directory.
+    """
+    quoted = bytearray(b'"')
+    for byte in os.fsencode(objects):
+        if byte in (0x22, 0x5C):
+            quoted += b"\\" + bytes([byte])
+        elif byte < 0x20 or byte == 0x7F:
+            quoted += b"\\%03o" % byte
+        else:
+            quoted.append(byte)
+    return bytes(quoted) + b'"\n'
 
 
 def local_merge_parents(

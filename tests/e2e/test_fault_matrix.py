@@ -173,9 +173,12 @@ def _build_scenarios(root: Path) -> dict[str, Commits]:
     loose.write_bytes(b"\x78\x9c this is not a zlib stream")
     scenarios["corrupt-object"] = Commits(damaged.as_uri(), base, code.head, code.merge)
 
-    # A remote that is itself shallow: the head-mode history can never be deepened.
-    deep_base = repo.linear_history(base, 3, branch="deep")
-    deep_head = repo.commit({"src/parser/a.py": "deep\n"}, parents=[deep_base], branch="deep")
+    # A remote that is itself shallow, cut above the merge base of the two tips: the head-mode
+    # history can never be deepened far enough to prove the merge base unique.
+    fork = repo.linear_history(base, 3, branch="deep")
+    deep_base = repo.commit({"docs/deep.md": "deep\n"}, parents=[fork], branch="deep")
+    deep_head = repo.commit({"src/parser/a.py": "deep\n"}, parents=[fork], branch="deep-head")
+    repo.merge(deep_base, deep_head, branch="deep")
     shallow = root / "shallow.git"
     subprocess.run(
         [
