@@ -294,5 +294,10 @@ def render_terminal(report: Mapping[str, Any], report_path: str) -> str:
     for row in rows:
         padded = [cell.ljust(width) for cell, width in zip(row[:-1], widths[:-1], strict=True)]
         lines.append("  ".join([*padded, row[-1]]).rstrip())
+    # What collecting the change cost (fetching or borrowing history, reading the diff and the
+    # task metadata): the figure that grows when a repository's history is expensive to read.
+    collection_ms = report["durations_ms"]["collection"]
+    if collection_ms is not None:
+        lines.append(c.TERMINAL_COLLECTION_TEMPLATE.format(ms=_whole_ms(collection_ms)))
     lines.append(c.TERMINAL_REPORT_TEMPLATE.format(path=report_path))
     return "\n".join(lines) + "\n"

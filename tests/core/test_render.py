@@ -430,6 +430,7 @@ def test_terminal_rendering() -> None:
         "_private  yes  yes       always, chunked-observation\n"
         "docs      yes  -         jev-timeout, chunked-observation\n"
         "unit      yes  yes       jev-at-or-above-threshold, chunked-observation\n"
+        "collection: 13 ms\n"
         "report: /tmp/r/report.json\n"
     )
 
@@ -439,7 +440,7 @@ def test_terminal_rendering_of_a_planned_report() -> None:
     lines = text.splitlines()
     assert lines[0] == "jev-select: planned (enforce): 2 of 4 tasks selected"
     assert lines[2] == "B_upper   no   no        jev-below-threshold"
-    assert lines[-1] == "report: r.json"
+    assert lines[-2:] == ["collection: 13 ms", "report: r.json"]
 
 
 def test_terminal_rendering_of_an_empty_table() -> None:
@@ -448,5 +449,19 @@ def test_terminal_rendering_of_an_empty_table() -> None:
     assert text == (
         "jev-select: planned (enforce): 0 of 0 tasks selected\n"
         "TASK  RUN  PROPOSED  REASONS\n"
+        "collection: 13 ms\n"
         "report: r.json\n"
     )
+
+
+def test_terminal_rendering_shows_the_collection_cost() -> None:
+    report = make_report(make_plan(changed_paths=(), tasks=TaskTable()))
+    for milliseconds, shown in ((0.0, "0"), (12.5, "13"), (104.49, "104"), (16702.5, "16703")):
+        report["durations_ms"]["collection"] = milliseconds
+        lines = render_terminal(report, "r.json").splitlines()
+        assert lines[-2] == f"collection: {shown} ms"
+    report["durations_ms"]["collection"] = None
+    assert render_terminal(report, "r.json").splitlines()[-2:] == [
+        "TASK  RUN  PROPOSED  REASONS",
+        "report: r.json",
+    ]
