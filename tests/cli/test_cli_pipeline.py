@@ -349,6 +349,61 @@ def test_local_mode_prints_a_plan_and_writes_a_report(tmp_path: Path, fresh_jev:
     assert provenance[0]["locator"]["repository"] == c.LOCAL_REPOSITORY_NAME
 
 
+def test_local_mode_reads_the_repository_objects_in_place(
+    tmp_path: Path, fresh_jev: FakeJev
+) -> None:
+    # The repository's own configuration would run a program on almost any git command; git
+    # itself is logged, so the run can show that it neither fetched nor obeyed that configuration.
+    pr = PullRequest(tmp_path, CODE_CHANGE)
+    marker = tmp_path / "ran"
+    program = tmp_path / "program.sh"
+    program.write_text(f"#!/bin/sh\necho ran >> {marker}\n", "utf-8")
+    program.chmod(0o755)
+    with open(pr.repo.path / ".git" / "config", "a", encoding="utf-8") as config:
+        config.write(
+            f"[core]\n\thooksPath = {tmp_path}\n\tfsmonitor = {program}\n"
+            f"[diff]\n\texternal = {program}\n"
+            f'[diff "any"]\n\ttextconv = {program}\n'
+        )
+    (pr.repo.path / ".git" / "info").mkdir(exist_ok=True)
+    (pr.repo.path / ".git" / "info" / "attributes").write_text("* diff=any\n", "utf-8")
+    for hook in ("reference-transaction", "post-checkout", "pre-auto-gc"):
+        (tmp_path / hook).write_text(program.read_text("utf-8"), "utf-8")
+        (tmp_path / hook).chmod(0o755)
+    wrapper = tmp_path / "bin"
+    wrapper.mkdir()
+    log = tmp_path / "git.log"
+    (wrapper / "git").write_text(
+        f'#!/bin/sh\necho "$*" >> {log}\nexec /usr/bin/git "$@"\n', "utf-8"
+    )
+    (wrapper / "git").chmod(0o755)
+    tasks_file = tmp_path / "tasks.yml"
+    tasks_file.write_text(TASKS, "utf-8")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {
+        "PATH": f"{wrapper}:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "TMPDIR": str(temp),
+        "JEV_API_KEY": API_KEY_SENTINEL,
+        "REQUESTS_CA_BUNDLE": fresh_jev.ca_bundle or "",
+    }
+    completed = run_cli(
+        [*local_plan_args(pr, tasks_file, fresh_jev), "--allow-external-context"], env
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert not marker.exists()
+    commands = log.read_text("utf-8").splitlines()
+    assert any(" diff --patch " in f" {command} " for command in commands)
+    assert not any(" fetch " in f" {command} " for command in commands)
+    lines = completed.stdout.splitlines()
+    report = json.loads(Path(lines[-1][len("report: ") :]).read_text("utf-8"))
+    assert report["diff_base_sha"] == pr.base
+    assert report["diff_bytes"] > 0
+    collection_ms = report["durations_ms"]["collection"]
+    assert lines[-2] == f"collection: {int(collection_ms + 0.5)} ms"
+
+
 def test_local_mode_without_key_is_bypassed_and_sends_nothing(
     tmp_path: Path, fresh_jev: FakeJev
 ) -> None:
