@@ -27,6 +27,7 @@ from .core.inputs import github_inputs, parse_inputs, threshold_syntax_ok, trim
 from .core.models import Commits, Inputs
 from .core.render import log_line, render_outputs, render_summary, render_terminal
 from .core.report import report_text
+from .core.tasks import parse_tasks
 from .edges import cancellation
 from .edges.environment import (
     GitHubContext,
@@ -292,13 +293,22 @@ def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> i
         )
         context = read_github_context(environ)
         event = _github_commits(inputs, context)
+        remote = remote_override or default_remote(context.server_origin, context.repository)
+        if inputs.tasks_file is not None:
+            inputs = _with_tasks_file(
+                inputs,
+                remote=remote,
+                temp_root=context.temp_root,
+                environ=environ,
+                commits=event.commits,
+            )
         validated_at = time.monotonic()
         run = RunContext(
             commits=event.commits,
             pull_request=event.pull_request,
             fork=event.fork,
             merge_queue=event.merge_queue,
-            remote=remote_override or default_remote(context.server_origin, context.repository),
+            remote=remote,
             temp_root=context.temp_root,
             environ=environ,
             provenance_repository=context.repository,
@@ -340,6 +350,32 @@ def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> i
     except cancellation.Cancelled as cancel:
         return _cancelled(cancel, True, published=True)
     return 0
+
+
+def _with_tasks_file(
+    inputs: Inputs,
+    *,
+    remote: str,
+    temp_root: str,
+    environ: Mapping[str, str],
+    commits: Commits,
+) -> Inputs:
+    """``inputs`` with the table of input ``tasks-file``, read at the base commit (never the
+    head). Unreadable is the input error of ``tasks-file``; bad content that of ``tasks``."""
+    from .edges.tasks_file import read_tasks_file
+
+    assert inputs.tasks_file is not None
+    text = read_tasks_file(
+        remote=remote,
+        token=inputs.github_token,
+        temp_root=temp_root,
+        environ=environ,
+        commit=commits.base_sha,
+        path=inputs.tasks_file,
+    )
+    if text is None:
+        raise InputError(c.INPUT_TASKS_FILE)
+    return attrs.evolve(inputs, tasks=parse_tasks(text))
 
 
 def _cleanup(report_path: str | None) -> None:

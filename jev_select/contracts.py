@@ -42,6 +42,7 @@ class InputSpec(NamedTuple):
 
 
 INPUT_TASKS: Final = "tasks"
+INPUT_TASKS_FILE: Final = "tasks-file"
 INPUT_MODE: Final = "mode"
 INPUT_MODEL: Final = "model"
 INPUT_SKIP_BELOW: Final = "skip-below"
@@ -88,9 +89,18 @@ INPUTS: Final = (
         "INPUT_TASKS",
         "",
         "",
-        True,
+        False,
         "YAML mapping of task ID to task object (description, jobs, context_files, always, "
-        "force_paths).",
+        "force_paths); set this or tasks-file.",
+    ),
+    InputSpec(
+        INPUT_TASKS_FILE,
+        "INPUT_TASKS_FILE",
+        "",
+        "",
+        False,
+        "Repository path of a task-table YAML file, read at the pull request's base commit; "
+        "set this or tasks.",
     ),
     InputSpec(
         INPUT_MODE,
@@ -209,7 +219,7 @@ INPUTS: Final = (
 INPUT_NAMES: Final = tuple(spec.name for spec in INPUTS)
 
 # Local-mode-only fields that can fail input validation (spec §3.1, §15).
-FIELD_TASKS_FILE: Final = "tasks-file"
+FIELD_TASKS_FILE: Final = INPUT_TASKS_FILE
 FIELD_REPO: Final = "repo"
 FIELD_BASE: Final = "base"
 FIELD_HEAD: Final = "head"
@@ -233,7 +243,10 @@ INPUT_CONSTRAINTS: Final = {
     INPUT_FORCE_ALL: '"true" or "false"',
     INPUT_TIMEOUT_MS: "a whole number of milliseconds from 1 to 2147483647",
     INPUT_MAX_DIFF_BYTES: "a whole number of bytes from 1 to 9007199254740991",
-    FIELD_TASKS_FILE: "a readable UTF-8 file containing the task table",
+    FIELD_TASKS_FILE: (
+        "a readable UTF-8 file containing the task table (in GitHub mode a repository path, "
+        "read at the base commit), never together with tasks"
+    ),
     FIELD_REPO: "the path of a local Git repository",
     FIELD_BASE: "a revision naming a commit of the repository",
     FIELD_HEAD: "a revision naming a commit of the repository",
@@ -399,7 +412,7 @@ REASON_MEANINGS: Final = {
     REASON_JEV_AT_OR_ABOVE_THRESHOLD: "some group scored the task at or above `skip-below`",
     REASON_SHADOW_MODE: "shadow mode keeps the task regardless of the proposal",
     REASON_FORCE_ALL: "`force-all: 'true'` bypassed selection",
-    REASON_PROTECTED_PATH: "a `.github/workflows/` file changed",
+    REASON_PROTECTED_PATH: "a `.github/workflows/` file or the `tasks-file` table changed",
     REASON_FORK: "the pull request comes from a fork",
     REASON_MISSING_API_KEY: "no API key was provided",
     REASON_EXTERNAL_CONTEXT_DISABLED: "consent to send the diff and metadata was not given",

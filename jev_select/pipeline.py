@@ -171,6 +171,7 @@ def run_plan_pipeline(
         observed=observation is not None,
         group_count=len(observation.chunks) if observation is not None else 0,
         metadata_incomplete=incomplete,
+        protected_paths=(inputs.tasks_file,) if inputs.tasks_file is not None else (),
     )
     job_metadata: dict[str, Mapping[str, Any]] = {}
     if metadata is not None:

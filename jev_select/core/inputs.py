@@ -200,6 +200,32 @@ def parse_bool(text: str) -> bool | None:
     return None
 
 
+def normalise_tasks_file(text: str) -> str | None:
+    """The repository path named by input ``tasks-file``: one leading ``./`` removed, then the
+    file-path rules of the task table (relative, no ``..`` or empty segment, no ``\\``, NUL, CR
+    or LF). None when the text is not such a path."""
+    path = text[2:] if text.startswith("./") else text
+    if (
+        not path
+        or path.startswith("/")
+        or any(segment in ("", "..") for segment in path.split("/"))
+        or any(character in path for character in "\\\x00\r\n")
+    ):
+        return None
+    return path
+
+
+def _tasks_file(tasks_file_text: str, tasks_text: str) -> str | None:
+    if not tasks_file_text:
+        return None
+    if tasks_text:
+        raise InputError(c.INPUT_TASKS_FILE)  # the two sources exclude each other
+    path = normalise_tasks_file(tasks_file_text)
+    if path is None:
+        raise InputError(c.INPUT_TASKS_FILE)
+    return path
+
+
 def _defaults(local_mode: bool) -> dict[str, str]:
     return {
         spec.name: (spec.cli_default if local_mode else spec.action_default) for spec in c.INPUTS
@@ -234,7 +260,8 @@ def parse_inputs(raw: Mapping[str, str | None], *, local_mode: bool = False) -> 
     skip_below_text = values[c.INPUT_SKIP_BELOW]
     if not threshold_syntax_ok(skip_below_text):
         raise InputError(c.INPUT_SKIP_BELOW)
-    tasks = parse_tasks(values[c.INPUT_TASKS])
+    tasks_file = _tasks_file(values[c.INPUT_TASKS_FILE], values[c.INPUT_TASKS])
+    tasks = parse_tasks("{}" if tasks_file is not None else values[c.INPUT_TASKS])
     model = values[c.INPUT_MODEL]
     if not re.fullmatch(c.MODEL_PATTERN, model):
         raise InputError(c.INPUT_MODEL)
@@ -282,6 +309,7 @@ def parse_inputs(raw: Mapping[str, str | None], *, local_mode: bool = False) -> 
         force_all=force_all,
         timeout_ms=timeout_ms,
         max_diff_bytes=max_diff_bytes,
+        tasks_file=tasks_file,
     )
 
 

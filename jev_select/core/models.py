@@ -124,6 +124,9 @@ class Inputs:
     force_all: bool = False
     timeout_ms: int = 10000
     max_diff_bytes: int = 65536
+    # The repository path of the task table (input tasks-file), normalised; None with `tasks`.
+    # Until the caller reads it at the base commit, ``tasks`` is the empty table.
+    tasks_file: str | None = None
 
     @property
     def endpoint(self) -> str:

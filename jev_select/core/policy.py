@@ -63,9 +63,10 @@ def score_decisions(
     return decisions
 
 
-def _is_protected(changed_paths: Sequence[str] | None) -> bool:
+def _is_protected(changed_paths: Sequence[str] | None, protected_paths: Collection[str]) -> bool:
     return changed_paths is not None and any(
-        path.startswith(c.PROTECTED_PATH_PREFIX) for path in changed_paths
+        path.startswith(c.PROTECTED_PATH_PREFIX) or path in protected_paths
+        for path in changed_paths
     )
 
 
@@ -113,6 +114,7 @@ def decide(
     observed: bool,
     group_count: int,
     metadata_incomplete: Collection[str] = (),
+    protected_paths: Collection[str] = (),
 ) -> Plan:
     """Apply spec §9.2 to §9.5 to every task.
 
@@ -120,12 +122,13 @@ def decide(
     them; ``decisions`` come from :func:`score_decisions` (``None`` when nothing was observed) and
     are re-checked here because a malformed mapping must fall back rather than select.
     ``observed`` says that an observation record exists, ``group_count`` how many groups it has and
-    ``first_failure`` the first request failure code.
+    ``first_failure`` the first request failure code. ``protected_paths`` are exact paths that
+    bypass selection like a workflow edit when changed (the ``tasks-file`` table).
     """
     known = set(tasks.ids)
     forced = _forced_state(
         bypass=bypass,
-        protected=_is_protected(changed_paths),
+        protected=_is_protected(changed_paths, protected_paths),
         collection_error=collection_error,
         grouping_error=grouping_error,
         malformed=_decisions_malformed(decisions, known),
