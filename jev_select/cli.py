@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import logging
 import os
 import re
@@ -25,6 +26,7 @@ from . import console
 from . import contracts as c
 from .core.inputs import github_inputs, parse_inputs, threshold_syntax_ok, trim
 from .core.models import Commits, Inputs
+from .core.plan_view import failure_line, render_preview
 from .core.render import log_line, render_outputs, render_summary, render_terminal
 from .core.report import report_text
 from .core.tasks import parse_tasks
@@ -54,6 +56,7 @@ from .edges.publish import (
     open_outputs,
     remove_report,
     write_report,
+    write_report_file,
 )
 from .edges.remotes import default_remote, normalise_remote
 from .errors import (
@@ -92,6 +95,8 @@ _LOCAL_ONLY_FLAGS = tuple(
         c.FIELD_HEAD,
         *_LOCAL_INPUT_FLAGS,
         *_LOCAL_SWITCHES,
+        c.FLAG_JSON,
+        c.FLAG_REPORT,
     )
 )
 _INPUT_ENV = {spec.name: spec.env for spec in c.INPUTS}
@@ -128,6 +133,12 @@ def _build_parser(command: str | None = None) -> _Parser:
     plan = commands.add_parser(
         c.COMMAND_PLAN,
         help="plan which tasks run (GitHub Actions, or a local repository)",
+        description=(
+            "Plan which tasks run. In GitHub Actions (GITHUB_ACTIONS=true) the inputs come from "
+            "INPUT_* variables; otherwise the command compares two commits of a local repository."
+        ),
+        epilog=c.PLAN_HELP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         exit_on_error=False,
     )
     plan.add_argument(
@@ -151,6 +162,18 @@ def _build_parser(command: str | None = None) -> _Parser:
         action="store_true",
         default=None,
         help="local mode: run every task without asking Jev",
+    )
+    plan.add_argument(
+        f"--{c.FLAG_JSON}",
+        action="store_true",
+        default=None,
+        help="local mode: print the report (JSON) to stdout instead of the table",
+    )
+    plan.add_argument(
+        f"--{c.FLAG_REPORT}",
+        metavar="PATH",
+        help="local mode: write the report to PATH (default: one file per repository in the "
+        "temporary directory, replaced by each run)",
     )
     plan.set_defaults(handler=run_plan)
     if command != c.COMMAND_PLAN:
@@ -527,6 +550,14 @@ def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
         remote, commits = _local_commits(namespace, inputs, environ)
         # Without --remote the commits come from --repo itself, whose objects are on this disk.
         borrow_from = os.path.abspath(namespace.repo or ".") if namespace.remote is None else None
+    except _DefaultBaseMissing:
+        console.emit(c.LOCAL_DEFAULT_BASE_MISSING, github=False)
+        return 1
+    except Exception as error:
+        console.emit(console.failure_text(error), github=False)
+        _emit_tasks_hint(error, github=False)
+        return 1
+    try:
         validated_at = time.monotonic()
         token = environ.get(c.LOCAL_GITHUB_TOKEN_ENV, "")
         run = RunContext(
@@ -539,27 +570,67 @@ def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
             provenance_repository=c.LOCAL_REPOSITORY_NAME,
             fetch_action=_LazyActionFetcher(token, root=c.GITHUB_DEFAULT_API_URL),
             borrow_from=borrow_from,
+            preview=True,
         )
         result = run_plan_pipeline(inputs, run, validated_at=validated_at)
         text = report_text(result.report)
         with cancellation.deferred():
-            report_path = write_report(text, run.temp_root)
-        terminal = render_terminal(result.report, report_path)
-    except InvocationError:
-        console.emit(failure_message(c.FAILURE_INVALID_INVOCATION), github=False)
-        return 1
+            report_path = write_report_file(
+                text,
+                namespace.report
+                if namespace.report is not None
+                else _local_report_path(run.temp_root, namespace.repo or "."),
+            )
+        terminal = text if namespace.json else _local_view(result, inputs, report_path)
     except Exception as error:
-        _cleanup(report_path)
+        _remove_local_report(report_path)
         console.emit(console.failure_text(error), github=False)
-        _emit_tasks_hint(error, github=False)
         return 1
     except cancellation.Cancelled:
         # The report is only ever announced together with the plan; unannounced, it goes.
-        _cleanup(report_path)
+        _remove_local_report(report_path)
         raise
     sys.stdout.write(terminal)
     sys.stdout.flush()
     return 0
+
+
+def _local_view(result: PlanResult, inputs: Inputs, report_path: str) -> str:
+    """The table, the failure line, the preview and, last, the report path."""
+    parts = [
+        render_terminal(result.report, None, table=inputs.tasks, changed_paths=result.changed_paths)
+    ]
+    failure = failure_line(result.report, result.failure_cause)
+    if failure is not None:
+        parts.append(failure + "\n")
+    if result.preview is not None:
+        parts.append(
+            render_preview(
+                inputs.tasks,
+                changed_paths=result.preview.changed_paths,
+                collection_error=result.preview.collection_error,
+                gaps=result.preview.gaps,
+            )
+        )
+    parts.append(c.TERMINAL_REPORT_TEMPLATE.format(path=report_path) + "\n")
+    return "".join(parts)
+
+
+def _remove_local_report(path: str | None) -> None:
+    """Best-effort removal of a local report file (never its directory: it may be the user's)."""
+    if path is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+class _DefaultBaseMissing(Exception):
+    """Neither default base resolved; the user never named one."""
+
+
+def _local_report_path(root: str, repo: str) -> str:
+    """One report file per repository, replaced by each run, instead of a directory per run."""
+    key = hashlib.sha256(os.path.realpath(repo).encode("utf-8", "surrogateescape")).hexdigest()
+    return os.path.join(root, c.LOCAL_REPORT_DIR_TEMPLATE.format(key=key[:16]), c.REPORT_FILE_NAME)
 
 
 def _local_inputs(namespace: argparse.Namespace, environ: Mapping[str, str]) -> Inputs:
@@ -626,6 +697,8 @@ def _local_commits(
         base = resolve_local_revision(repo, namespace.base, environ)
     else:
         base = default_local_base(repo, environ)
+        if base is None:
+            raise _DefaultBaseMissing()
     if base is None:
         raise InputError(c.FIELD_BASE)
     tested = resolve_local_revision(repo, namespace.head or "HEAD", environ)

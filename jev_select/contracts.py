@@ -773,7 +773,42 @@ SUMMARY_GROUP_TABLE_HEADER: Final = (
     "| ---: | ---: | --- | --- | ---: | --- | --- |"
 )
 SUMMARY_BYTE_RANGE_TEMPLATE: Final = "{start}–{end}"
-TERMINAL_COLUMNS: Final = ("TASK", "RUN", "PROPOSED", "REASONS")
+TERMINAL_COLUMNS: Final = ("TASK", "RUN", "PROPOSED", "REASONS", "DETAILS")
+PLAN_VIEW_GAPS_PREFIX: Final = "gaps: "
+PREVIEW_HEADING: Final = "preview (no request was sent; every task runs):"
+PREVIEW_HINT: Final = (
+    "  to ask Jev, set JEV_API_KEY and pass --allow-external-context "
+    "(the diff and task metadata are then sent)"
+)
+LOCAL_DEFAULT_BASE_MISSING: Final = (
+    "jev-select: no default base: neither origin/HEAD nor main gives a unique merge base with "
+    "HEAD; pass --base REV."
+)
+# Cause categories of a failed Jev evaluation, shown on the local failure line.
+CAUSE_DNS: Final = "dns"
+CAUSE_CONNECT: Final = "connect"
+CAUSE_TLS: Final = "tls"
+CAUSE_TIMEOUT: Final = "timeout"
+CAUSE_HTTP_TEMPLATE: Final = "http-{status}"
+CAUSE_INVALID_RESPONSE: Final = "invalid-response"
+CAUSE_UNKNOWN: Final = "transport"
+FAILURE_LINE_TEMPLATE: Final = "jev-select: the Jev evaluation failed ({cause}); {consequence}."
+FAILURE_LINE_EVERY_TASK: Final = "every task runs"
+FAILURE_LINE_SOME_TASKS: Final = "the tasks it could not score run"
+FLAG_JSON: Final = "json"
+FLAG_REPORT: Final = "report"
+PLAN_HELP_EPILOG: Final = (
+    "environment (local mode):\n"
+    "  JEV_API_KEY   the Jev API key (never a flag). Without it, or without\n"
+    "                --allow-external-context, nothing is sent: the plan is\n"
+    "                bypassed (every task runs) and a local preview shows the\n"
+    "                change, the tasks always/force_paths keep and the gaps.\n"
+    "  GITHUB_TOKEN  optional; used for external action metadata lookups on\n"
+    "                https://api.github.com (anonymous when unset).\n"
+    "\n"
+    "Check a task table first with: jev-select check --tasks-file PATH"
+)
+LOCAL_REPORT_DIR_TEMPLATE: Final = "jev-select-report-local-{key}"
 TERMINAL_YES: Final = "yes"
 TERMINAL_NO: Final = "no"
 TERMINAL_NULL: Final = "-"

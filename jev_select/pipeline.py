@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .edges.git import GitSession
     from .edges.jev_client import Sender
 
-__all__ = ["PlanResult", "RunContext", "run_plan_pipeline"]
+__all__ = ["PlanResult", "Preview", "RunContext", "run_plan_pipeline"]
 
 ActionFetcher = Callable[[str, str, str, str], "ActionFile | str"]
 
@@ -53,12 +53,27 @@ class RunContext:
     # A local repository whose objects collection borrows instead of fetching (local mode with
     # the default remote); None fetches from ``remote``.
     borrow_from: str | None = None
+    # Local mode: without a key or consent, still collect the change for the terminal (nothing
+    # leaves the machine); the plan and the report stay those of the bypass.
+    preview: bool = False
+
+
+@attrs.frozen
+class Preview:
+    """What a run without a key learnt locally: the change and the metadata gaps."""
+
+    changed_paths: tuple[str, ...] | None  # None when the change could not be collected
+    collection_error: str | None
+    gaps: Mapping[str, tuple[str, ...]]  # task ID -> gaps, tasks with gaps only
 
 
 @attrs.frozen
 class PlanResult:
     plan: Plan
     report: dict[str, Any]
+    changed_paths: tuple[str, ...] | None = None  # the paths the plan saw, when collected
+    preview: Preview | None = None
+    failure_cause: str | None = None  # cause category of the first failed Jev request
 
 
 def _milliseconds(start: float, end: float) -> float:
@@ -200,7 +215,57 @@ def run_plan_pipeline(
         },
     )
     validate_report(report)
-    return PlanResult(plan=plan, report=report)
+    preview = None
+    if run.preview and bypass in _PREVIEW_BYPASSES and len(tasks) > 0:
+        # After the report, so that its timings are those of the bypass.
+        preview = _preview(inputs, run)
+    return PlanResult(
+        plan=plan,
+        report=report,
+        changed_paths=collection.known_paths if collection is not None else None,
+        preview=preview,
+        failure_cause=outcome.cause if outcome is not None else None,
+    )
+
+
+_PREVIEW_BYPASSES = (c.REASON_MISSING_API_KEY, c.REASON_EXTERNAL_CONTEXT_DISABLED)
+
+
+def _preview(inputs: Inputs, run: RunContext) -> Preview:
+    from .edges.collect import collect_change
+    from .edges.git import GitSession
+
+    commits = run.commits
+    with GitSession(
+        run.remote,
+        token=inputs.github_token,
+        temp_root=run.temp_root,
+        environ=run.environ,
+        borrow_from=run.borrow_from,
+    ) as session:
+        collection = collect_change(
+            session,
+            base_sha=commits.base_sha,
+            head_sha=commits.head_sha,
+            tested_sha=commits.tested_sha,
+            tested_ref=inputs.tested_ref,
+            metadata_sha=commits.metadata_sha,
+            max_diff_bytes=inputs.max_diff_bytes,
+        )
+        metadata = (
+            _resolve_metadata(inputs, run, session) if collection.change_set is not None else None
+        )
+    gaps: dict[str, tuple[str, ...]] = {}
+    if metadata is not None:
+        for task_id, entry in metadata.evidence.items():
+            warnings = entry.job_metadata.get("warnings") if entry.job_metadata else None
+            if warnings:
+                gaps[task_id] = tuple(str(gap) for gap in warnings)
+    return Preview(
+        changed_paths=collection.known_paths,
+        collection_error=collection.error,
+        gaps=gaps,
+    )
 
 
 def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> MetadataResult:

@@ -318,6 +318,7 @@ class ObservationOutcome:
     usage: Usage | None  # summed over requests with usage
     model_returned: str | None  # the single distinct non-null model, else None
     duration_ms: float  # wall time of the evaluation phase
+    cause: str | None = None  # cause category of the first failure, for people (never reported)
 
 
 @attrs.frozen

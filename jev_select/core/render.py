@@ -15,8 +15,9 @@ import attrs
 from .. import contracts as c
 from ..version import __version__
 from .jsonutil import code_unit_key, compact_json, format_number
-from .models import Plan
+from .models import Plan, TaskTable
 from .plan_block import render_plan_block
+from .plan_view import task_details
 
 __all__ = ["Summary", "log_line", "render_outputs", "render_summary", "render_terminal"]
 
@@ -269,8 +270,19 @@ def _terminal_proposed(value: object) -> str:
     return c.TERMINAL_YES if value else c.TERMINAL_NO
 
 
-def render_terminal(report: Mapping[str, Any], report_path: str) -> str:
-    """Local-mode stdout: the log line, an aligned decision table and the report path."""
+def render_terminal(
+    report: Mapping[str, Any],
+    report_path: str | None,
+    *,
+    table: TaskTable | None = None,
+    changed_paths: Sequence[str] | None = None,
+) -> str:
+    """Local-mode stdout: the log line, an aligned decision table and the report path.
+
+    The ``DETAILS`` column shows the highest score against the threshold when the task was
+    scored, the ``force_paths`` pattern that matched (needs ``table`` and ``changed_paths``) and
+    the metadata gaps that made the task mandatory.
+    """
     tasks: Mapping[str, Mapping[str, Any]] = report[_TASKS]
     task_ids = _sorted_ids(tasks)
     selected = sum(1 for task_id in task_ids if tasks[task_id][_RUN])
@@ -288,6 +300,7 @@ def render_terminal(report: Mapping[str, Any], report_path: str) -> str:
                 c.TERMINAL_YES if decision[_RUN] else c.TERMINAL_NO,
                 _terminal_proposed(decision["proposed_run"]),
                 ", ".join(decision["reasons"]),
+                task_details(report, task_id, tasks=table, changed_paths=changed_paths),
             ]
         )
     widths = [max(len(row[column]) for row in rows) for column in range(len(c.TERMINAL_COLUMNS))]
@@ -299,5 +312,6 @@ def render_terminal(report: Mapping[str, Any], report_path: str) -> str:
     collection_ms = report["durations_ms"]["collection"]
     if collection_ms is not None:
         lines.append(c.TERMINAL_COLLECTION_TEMPLATE.format(ms=_whole_ms(collection_ms)))
-    lines.append(c.TERMINAL_REPORT_TEMPLATE.format(path=report_path))
+    if report_path is not None:
+        lines.append(c.TERMINAL_REPORT_TEMPLATE.format(path=report_path))
     return "\n".join(lines) + "\n"

@@ -113,12 +113,21 @@ def run_observation(
             slot.bound_at = now + min(c.REQUEST_BOUND_MS, left) / 1000.0
             return index, now, slot.bound_at
 
+    # Cause categories of failed requests, in the order they failed (for the local failure line).
+    causes: list[str] = []
+
     def perform(request: PlannedRequest, bound_at: float) -> jev_client.ValidatedResponse:
         try:
             body = sender(endpoint, api_key, request.body, deadline=bound_at, clock=clock)
         except jev_client.RequestFailed as failure:
+            with condition:
+                causes.append(failure.cause or c.CAUSE_UNKNOWN)
             return jev_client.ValidatedResponse(None, None, None, failure.code)
-        return jev_client.validate_response(body, request.task_ids, expected_model)
+        result = jev_client.validate_response(body, request.task_ids, expected_model)
+        if result.error is not None:
+            with condition:
+                causes.append(c.CAUSE_INVALID_RESPONSE)
+        return result
 
     def work() -> None:
         while True:
@@ -184,9 +193,13 @@ def run_observation(
         status=c.OBSERVATION_COMPLETE if every_group_completed else c.OBSERVATION_INCOMPLETE,
         chunks=chunks,
     )
+    cause = causes[0] if causes else None
+    if first_failure == c.REASON_JEV_TIMEOUT and cause is None:
+        cause = c.CAUSE_TIMEOUT
     return ObservationOutcome(
         observation=observation,
         error=first_failure,
+        cause=cause if first_failure is not None else None,
         usage=_sum_usage(record.usage for record in records),
         model_returned=_single_model(record.model for record in records),
         duration_ms=_milliseconds(started, finished),

@@ -12,6 +12,7 @@ import contextlib
 import http.client
 import os
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -56,6 +57,35 @@ class HttpFailure(Exception):
         super().__init__(kind)
         self.kind = kind
         self.status = status
+
+
+def transport_cause(error: BaseException) -> str:
+    """``dns``, ``connect``, ``tls`` or ``transport``: what failed, from the exception types in
+    the chain only (never their text)."""
+    seen: set[int] = set()
+    pending: list[BaseException] = [error]
+    found: set[str] = set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, ssl.SSLError | requests.exceptions.SSLError):
+            found.add("tls")
+        elif isinstance(current, socket.gaierror | urllib3.exceptions.NameResolutionError):
+            found.add("dns")
+        elif isinstance(current, ConnectionRefusedError | urllib3.exceptions.NewConnectionError):
+            found.add("connect")
+        for linked in (current.__cause__, current.__context__, *current.args):
+            if isinstance(linked, BaseException):
+                pending.append(linked)
+        reason = getattr(current, "reason", None)
+        if isinstance(reason, BaseException):
+            pending.append(reason)
+    for cause in ("tls", "dns", "connect"):
+        if cause in found:
+            return cause
+    return "transport"
 
 
 class HttpTimeout(HttpFailure):
@@ -313,7 +343,7 @@ def _exchange(
         except _TRANSPORT_ERRORS as error:
             if _is_timeout(error):
                 raise HttpTimeout() from None
-            raise HttpFailure("transport") from None
+            raise HttpFailure(transport_cause(error)) from None
         try:
             if not 200 <= response.status_code < 300:
                 raise HttpFailure("status", response.status_code)

@@ -28,7 +28,13 @@ __all__ = [
 
 class RequestFailed(CodedError):
     """A request produced no usable body. ``code`` is ``jev-timeout``, ``jev-error`` or
-    ``invalid-response``; nothing from the exchange is kept."""
+    ``invalid-response``; ``cause`` its category for people (``dns``, ``connect``, ``tls``,
+    ``timeout``, ``http-<status>``, ``invalid-response``, ``transport``). Nothing from the
+    exchange is kept."""
+
+    def __init__(self, code: str, cause: str | None = None) -> None:
+        super().__init__(code)
+        self.cause = cause
 
 
 class Sender(Protocol):
@@ -82,9 +88,16 @@ def send(
             clock=clock,
         )
     except httpio.HttpTimeout:
-        raise RequestFailed(c.REASON_JEV_TIMEOUT) from None
+        raise RequestFailed(c.REASON_JEV_TIMEOUT, c.CAUSE_TIMEOUT) from None
     except httpio.HttpTooLarge:
-        raise RequestFailed(c.REASON_INVALID_RESPONSE) from None
-    except httpio.HttpFailure:
-        raise RequestFailed(c.REASON_JEV_ERROR) from None
+        raise RequestFailed(c.REASON_INVALID_RESPONSE, c.CAUSE_INVALID_RESPONSE) from None
+    except httpio.HttpFailure as failure:
+        cause = (
+            c.CAUSE_HTTP_TEMPLATE.format(status=failure.status)
+            if failure.status is not None
+            else failure.kind
+            if failure.kind in (c.CAUSE_DNS, c.CAUSE_CONNECT, c.CAUSE_TLS)
+            else c.CAUSE_UNKNOWN
+        )
+        raise RequestFailed(c.REASON_JEV_ERROR, cause) from None
     return response.body

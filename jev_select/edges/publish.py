@@ -29,6 +29,7 @@ __all__ = [
     "remove_report",
     "write_outputs",
     "write_report",
+    "write_report_file",
 ]
 
 
@@ -84,6 +85,31 @@ def write_report(text: str, temp_root: str) -> str:
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)
         raise
+
+
+def write_report_file(text: str, path: str) -> str:
+    """Write the report atomically to ``path`` (0600), replacing an earlier one; return the
+    absolute path. A missing parent directory is created (0700) when its own parent exists."""
+    final_path = os.path.abspath(path)
+    directory = os.path.dirname(final_path)
+    try:
+        if not os.path.isdir(directory):
+            os.mkdir(directory, 0o700)
+        descriptor, staging_path = tempfile.mkstemp(dir=directory, prefix=".report-")
+        try:
+            os.fchmod(descriptor, 0o600)
+            with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(staging_path, final_path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(staging_path)
+            raise
+    except OSError:
+        raise PlanningFailure(c.FAILURE_REPORT_UNWRITABLE) from None
+    return final_path
 
 
 def remove_report(path: str) -> None:

@@ -338,7 +338,7 @@ def test_local_mode_prints_a_plan_and_writes_a_report(tmp_path: Path, fresh_jev:
     assert completed.stderr == ""
     lines = completed.stdout.splitlines()
     assert lines[0] == "jev-select: planned (enforce): 2 of 3 tasks selected"
-    assert lines[1].split() == ["TASK", "RUN", "PROPOSED", "REASONS"]
+    assert lines[1].split() == ["TASK", "RUN", "PROPOSED", "REASONS", "DETAILS"]
     assert lines[-1].startswith("report: ")
     report = json.loads(Path(lines[-1][len("report: ") :]).read_text("utf-8"))
     assert report["tested_ref"] == "head"

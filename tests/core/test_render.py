@@ -29,6 +29,7 @@ from jev_select.core.render import (
     render_summary,
     render_terminal,
 )
+from jev_select.core.tasks import parse_tasks
 from jev_select.version import __version__
 
 REPORT_PATH = "/runner/tmp/jev-select-report-x/report.json"
@@ -425,11 +426,14 @@ def test_terminal_rendering() -> None:
     text = render_terminal(chunked_report(), "/tmp/r/report.json")
     assert text == (
         "jev-select: fallback (enforce): 4 of 4 tasks selected\n"
-        "TASK      RUN  PROPOSED  REASONS\n"
-        "B_upper   yes  -         jev-timeout, chunked-observation\n"
+        "TASK      RUN  PROPOSED  REASONS                                         DETAILS\n"
+        "B_upper   yes  -         jev-timeout, chunked-observation                "
+        "score 0.01 < 0.05\n"
         "_private  yes  yes       always, chunked-observation\n"
-        "docs      yes  -         jev-timeout, chunked-observation\n"
-        "unit      yes  yes       jev-at-or-above-threshold, chunked-observation\n"
+        "docs      yes  -         jev-timeout, chunked-observation                "
+        "score 0.02 < 0.05\n"
+        "unit      yes  yes       jev-at-or-above-threshold, chunked-observation  "
+        "score 0.93 >= 0.05\n"
         "collection: 13 ms\n"
         "report: /tmp/r/report.json\n"
     )
@@ -439,7 +443,10 @@ def test_terminal_rendering_of_a_planned_report() -> None:
     text = render_terminal(planned_report(), "r.json")
     lines = text.splitlines()
     assert lines[0] == "jev-select: planned (enforce): 2 of 4 tasks selected"
-    assert lines[2] == "B_upper   no   no        jev-below-threshold"
+    assert lines[2] == (
+        "B_upper   no   no        jev-below-threshold        "
+        "score 0.01 < 0.05; gaps: context-file-missing:notes/café.md"
+    )
     assert lines[-2:] == ["collection: 13 ms", "report: r.json"]
 
 
@@ -448,7 +455,7 @@ def test_terminal_rendering_of_an_empty_table() -> None:
     text = render_terminal(make_report(plan), "r.json")
     assert text == (
         "jev-select: planned (enforce): 0 of 0 tasks selected\n"
-        "TASK  RUN  PROPOSED  REASONS\n"
+        "TASK  RUN  PROPOSED  REASONS  DETAILS\n"
         "collection: 13 ms\n"
         "report: r.json\n"
     )
@@ -462,6 +469,16 @@ def test_terminal_rendering_shows_the_collection_cost() -> None:
         assert lines[-2] == f"collection: {shown} ms"
     report["durations_ms"]["collection"] = None
     assert render_terminal(report, "r.json").splitlines()[-2:] == [
-        "TASK  RUN  PROPOSED  REASONS",
+        "TASK  RUN  PROPOSED  REASONS  DETAILS",
         "report: r.json",
     ]
+
+
+def test_terminal_details_name_the_matched_pattern() -> None:
+    table = parse_tasks("docs: {description: d, force_paths: [site/**, 'docs/**']}")
+    plan = make_plan(changed_paths=("src/a.py", "docs/b.md"), tasks=table)
+    text = render_terminal(
+        make_report(plan), None, table=table, changed_paths=("src/a.py", "docs/b.md")
+    )
+    assert text.splitlines()[-2] == "docs  yes  yes       path-match  docs/** matched docs/b.md"
+    assert "report:" not in text

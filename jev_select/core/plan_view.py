@@ -1,0 +1,142 @@
+"""Per-task details a person needs to read a plan: score against threshold, matched pattern, gaps.
+
+Pure core (docs/reference.md, "Local use"). Everything comes from the report, the task table and
+the changed paths; the texts are IDs, numbers, patterns and paths from the user's own table and
+repository, shown only in local mode and in the step summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .. import contracts as c
+from .jsonutil import code_unit_key, format_number
+from .models import TaskTable
+from .tasks import match_force_paths
+
+__all__ = ["failure_line", "highest_score", "matched_pattern", "render_preview", "task_details"]
+
+
+def highest_score(report: Mapping[str, Any], task_id: str) -> float | None:
+    """The highest score any group gave ``task_id``, or None when it was never scored."""
+    observation = report.get("observation")
+    if not isinstance(observation, Mapping):
+        return None
+    scores = [
+        chunk["probabilities"][task_id]
+        for chunk in observation.get("chunks", [])
+        if isinstance(chunk.get("probabilities"), Mapping) and task_id in chunk["probabilities"]
+    ]
+    return max(scores) if scores else None
+
+
+def matched_pattern(
+    patterns: Sequence[str] | None, changed_paths: Sequence[str] | None
+) -> tuple[str, str] | None:
+    """The first ``force_paths`` pattern that matches a changed path, with that path."""
+    if not patterns or not changed_paths:
+        return None
+    for pattern in patterns:
+        for path in changed_paths:
+            if match_force_paths((pattern,), (path,)):
+                return pattern, path
+    return None
+
+
+def task_gaps(report: Mapping[str, Any], task_id: str) -> list[str]:
+    entry = report.get("job_metadata", {}).get(task_id)
+    warnings = entry.get("warnings") if isinstance(entry, Mapping) else None
+    return [gap for gap in warnings if isinstance(gap, str)] if isinstance(warnings, list) else []
+
+
+def task_details(
+    report: Mapping[str, Any],
+    task_id: str,
+    *,
+    tasks: TaskTable | None = None,
+    changed_paths: Sequence[str] | None = None,
+) -> str:
+    """One line of details: ``score 0.93 >= 0.05``, ``docs/** matched docs/a.md``, the gaps."""
+    parts: list[str] = []
+    score = highest_score(report, task_id)
+    if score is not None:
+        threshold = report["skip_below"]
+        relation = ">=" if score >= threshold else "<"
+        parts.append(f"score {format_number(score)} {relation} {format_number(threshold)}")
+    task = next((task for task in tasks.tasks if task.id == task_id), None) if tasks else None
+    match = matched_pattern(task.force_paths if task else None, changed_paths)
+    if match is not None:
+        parts.append(f"{match[0]} matched {match[1]}")
+    gaps = task_gaps(report, task_id)
+    if gaps:
+        parts.append(c.PLAN_VIEW_GAPS_PREFIX + ", ".join(gaps))
+    return "; ".join(parts)
+
+
+_PREVIEW_PATH_LIMIT = 20
+
+
+def render_preview(
+    table: TaskTable,
+    *,
+    changed_paths: Sequence[str] | None,
+    collection_error: str | None,
+    gaps: Mapping[str, Sequence[str]],
+) -> str:
+    """The local preview of a run without a key or consent: the change, the tasks ``always``,
+    ``force_paths`` and metadata gaps keep, and how many tasks Jev would be asked about."""
+    lines = [c.PREVIEW_HEADING]
+    if changed_paths is None:
+        lines.append(f"  the change could not be collected ({collection_error or 'unknown'})")
+    else:
+        lines.append(f"  {len(changed_paths)} changed file(s):")
+        lines.extend(f"    {path}" for path in changed_paths[:_PREVIEW_PATH_LIMIT])
+        if len(changed_paths) > _PREVIEW_PATH_LIMIT:
+            lines.append(f"    ... {len(changed_paths) - _PREVIEW_PATH_LIMIT} more")
+    asked: list[str] = []
+    for task in sorted(table.tasks, key=lambda task: code_unit_key(task.id)):
+        reasons: list[str] = []
+        if task.always:
+            reasons.append(c.REASON_ALWAYS)
+        match = matched_pattern(task.force_paths, changed_paths)
+        if match is not None:
+            reasons.append(f"{match[0]} matched {match[1]}")
+        if gaps.get(task.id):
+            reasons.append(c.PLAN_VIEW_GAPS_PREFIX + ", ".join(gaps[task.id]))
+        if reasons:
+            lines.append(f"  kept: {task.id} ({'; '.join(reasons)})")
+        else:
+            asked.append(task.id)
+    if changed_paths is not None:
+        lines.append(
+            f"  with a key, Jev would be asked about {len(asked)} of {len(table)} task(s)"
+            + (f": {', '.join(asked)}" if asked else "")
+        )
+    lines.append(c.PREVIEW_HINT)
+    return "\n".join(lines) + "\n"
+
+
+_CAUSE_OF_CODE = {
+    c.REASON_JEV_TIMEOUT: c.CAUSE_TIMEOUT,
+    c.REASON_INVALID_RESPONSE: c.CAUSE_INVALID_RESPONSE,
+}
+
+
+def failure_line(report: Mapping[str, Any], cause: str | None = None) -> str | None:
+    """One line when the Jev evaluation failed: its cause category and what it means.
+
+    ``cause`` is the transport's category (``dns``, ``connect``, ``tls``, ``timeout``,
+    ``http-<status>``, ``invalid-response``) when known; otherwise it is read from the report's
+    ``observation_error``. None when no request failed.
+    """
+    code = report.get("observation_error")
+    if code not in (c.REASON_JEV_TIMEOUT, c.REASON_JEV_ERROR, c.REASON_INVALID_RESPONSE):
+        return None
+    category = cause or _CAUSE_OF_CODE.get(code, c.CAUSE_UNKNOWN)
+    consequence = (
+        c.FAILURE_LINE_EVERY_TASK
+        if report.get("status") == c.STATUS_FALLBACK
+        else c.FAILURE_LINE_SOME_TASKS
+    )
+    return c.FAILURE_LINE_TEMPLATE.format(cause=category, consequence=consequence)
