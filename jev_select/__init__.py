@@ -30,6 +30,7 @@ _LAZY: dict[str, str] = {
     "canonical_json": ".core.jsonutil",
     "compact_json": ".core.jsonutil",
     "compute_selection_hash": ".core.tasks",
+    "Commits": ".core.models",
     "decide": ".core.policy",
     "format_number": ".core.jsonutil",
     "GroupingError": ".core.grouping",
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
     from .core.grouping import GroupingError, prepare_observation, split_diff
     from .core.inputs import parse_inputs
     from .core.jsonutil import canonical_json, compact_json, format_number
-    from .core.models import Inputs, Plan, TaskTable
+    from .core.models import Commits, Inputs, Plan, TaskTable
     from .core.plan_block import PlanBlock, read_plan_block, render_plan_block
     from .core.policy import decide, score_decisions
     from .core.questions import build_questions
@@ -85,6 +86,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AnalysisError",
+    "Commits",
     "GroupingError",
     "InputError",
     "Inputs",

@@ -101,6 +101,28 @@ def _forced_state(
     return None
 
 
+def _check_vocabulary(
+    *,
+    mode: str,
+    bypass: str | None,
+    collection_error: str | None,
+    grouping_error: str | None,
+    first_failure: str | None,
+) -> None:
+    """Refuse a value outside its documented vocabulary: a misspelt mode must not plan."""
+    allowed: tuple[tuple[str, object, tuple[str | None, ...]], ...] = (
+        ("mode", mode, c.MODES),
+        ("bypass", bypass, (None, *c.BYPASS_REASONS)),
+        ("collection_error", collection_error, (None, *c.COLLECTION_ERRORS)),
+        ("grouping_error", grouping_error, (None, *c.GROUPING_ERRORS)),
+        ("first_failure", first_failure, (None, *c.REQUEST_ERRORS)),
+    )
+    for name, value, vocabulary in allowed:
+        if value not in vocabulary:
+            # The parameter's name and its vocabulary; never the value given.
+            raise ValueError(f"decide: {name} must be one of {', '.join(map(str, vocabulary))}")
+
+
 def decide(
     tasks: TaskTable,
     *,
@@ -122,9 +144,18 @@ def decide(
     them; ``decisions`` come from :func:`score_decisions` (``None`` when nothing was observed) and
     are re-checked here because a malformed mapping must fall back rather than select.
     ``observed`` says that an observation record exists, ``group_count`` how many groups it has and
-    ``first_failure`` the first request failure code. ``protected_paths`` are exact paths that
-    bypass selection like a workflow edit when changed (the ``tasks-file`` table).
+    ``first_failure`` the first request failure code. Each of ``mode``, ``bypass``,
+    ``collection_error``, ``grouping_error`` and ``first_failure`` must be in its vocabulary
+    (docs/reference.md, "Reason codes"), else ``ValueError``. ``protected_paths`` are exact
+    paths that bypass selection like a workflow edit when changed (the ``tasks-file`` table).
     """
+    _check_vocabulary(
+        mode=mode,
+        bypass=bypass,
+        collection_error=collection_error,
+        grouping_error=grouping_error,
+        first_failure=first_failure,
+    )
     known = set(tasks.ids)
     forced = _forced_state(
         bypass=bypass,
