@@ -751,7 +751,7 @@ REPORT_FIELDS: Final = (
 )
 SUMMARY_COUNT_TEMPLATE: Final = "{selected} of {total} tasks run. {sentence}"
 SUMMARY_TASK_TABLE_HEADER: Final = (
-    "| Task | Effective | Proposed | Reasons |\n| --- | --- | --- | --- |"
+    "| Task | Effective | Proposed | Reasons | Details |\n| --- | --- | --- | --- | --- |"
 )
 SUMMARY_WORD_RUN: Final = "run"
 SUMMARY_WORD_SKIP: Final = "skip"

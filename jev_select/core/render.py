@@ -17,7 +17,7 @@ from ..version import __version__
 from .jsonutil import code_unit_key, compact_json, format_number
 from .models import Plan, TaskTable
 from .plan_block import render_plan_block
-from .plan_view import task_details
+from .plan_view import highest_score, task_details, task_gaps
 
 __all__ = ["Summary", "log_line", "render_outputs", "render_summary", "render_terminal"]
 
@@ -97,7 +97,21 @@ def _whole_ms(value: float) -> str:
     return str(math.floor(value + 0.5))
 
 
-def _task_row(task_id: str, decision: Mapping[str, Any]) -> str:
+def _task_details(report: Mapping[str, Any], task_id: str) -> str:
+    """Highest score against the threshold, and the metadata gaps, each escaped."""
+    parts: list[str] = []
+    score = highest_score(report, task_id)
+    if score is not None:
+        threshold = report["skip_below"]
+        relation = "&gt;=" if score >= threshold else "&lt;"
+        parts.append(f"score {format_number(score)} {relation} {format_number(threshold)}")
+    gaps = task_gaps(report, task_id)
+    if gaps:
+        parts.append(c.PLAN_VIEW_GAPS_PREFIX + ", ".join(_code(gap) for gap in gaps))
+    return "; ".join(parts) if parts else c.SUMMARY_NULL_CELL
+
+
+def _task_row(task_id: str, decision: Mapping[str, Any], details: str) -> str:
     effective = c.SUMMARY_WORD_RUN if decision[_RUN] else c.SUMMARY_WORD_SKIP
     proposed_run = decision["proposed_run"]
     if proposed_run is None:
@@ -105,7 +119,7 @@ def _task_row(task_id: str, decision: Mapping[str, Any]) -> str:
     else:
         proposed = c.SUMMARY_WORD_RUN if proposed_run else c.SUMMARY_WORD_SKIP
     reasons = ", ".join(_code(reason) for reason in decision["reasons"])
-    return f"| {_code(task_id)} | {effective} | {proposed} | {reasons} |"
+    return f"| {_code(task_id)} | {effective} | {proposed} | {reasons} | {details} |"
 
 
 def _group_row(chunk: Mapping[str, Any]) -> str:
@@ -218,7 +232,9 @@ def render_summary(report: Mapping[str, Any], *, engine_version: str = __version
         + c.SUMMARY_COUNT_TEMPLATE.format(selected=selected, total=len(task_ids), sentence=sentence)
         + "\n\n"
     )
-    task_rows = [_task_row(task_id, tasks[task_id]) for task_id in task_ids]
+    task_rows = [
+        _task_row(task_id, tasks[task_id], _task_details(report, task_id)) for task_id in task_ids
+    ]
 
     details = "\n".join(_detail_lines(report))
     details_open = f"<details>\n<summary>{c.SUMMARY_DETAILS_TITLE}</summary>\n\n{details}\n\n"

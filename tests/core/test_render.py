@@ -122,16 +122,17 @@ DISCLAIMER = (
     "task outcomes,\nand a low score does not guarantee that a skipped task would have passed.\n"
 )
 
+GAP = "gaps: `context-file-missing:notes/café.md`"
 PLANNED_SUMMARY = f"""### jev-select: planned, enforce mode
 
 2 of 4 tasks run. Selection applied.
 
-| Task | Effective | Proposed | Reasons |
-| --- | --- | --- | --- |
-| `B_upper` | skip | skip | `jev-below-threshold` |
-| `_private` | run | run | `always` |
-| `docs` | skip | skip | `jev-below-threshold` |
-| `unit` | run | run | `jev-at-or-above-threshold` |
+| Task | Effective | Proposed | Reasons | Details |
+| --- | --- | --- | --- | --- |
+| `B_upper` | skip | skip | `jev-below-threshold` | score 0.01 &lt; 0.05; {GAP} |
+| `_private` | run | run | `always` | {GAP} |
+| `docs` | skip | skip | `jev-below-threshold` | score 0.02 &lt; 0.05; {GAP} |
+| `unit` | run | run | `jev-at-or-above-threshold` | score 0.93 &gt;= 0.05; {GAP} |
 
 <details>
 <summary>Commits, model and per-group scores</summary>
@@ -177,12 +178,12 @@ BYPASSED_SUMMARY = f"""### jev-select: bypassed, enforce mode
 
 4 of 4 tasks run. Selection was bypassed; every task runs.
 
-| Task | Effective | Proposed | Reasons |
-| --- | --- | --- | --- |
-| `B_upper` | run | — | `missing-api-key` |
-| `_private` | run | — | `always`, `missing-api-key` |
-| `docs` | run | — | `missing-api-key` |
-| `unit` | run | — | `missing-api-key` |
+| Task | Effective | Proposed | Reasons | Details |
+| --- | --- | --- | --- | --- |
+| `B_upper` | run | — | `missing-api-key` | — |
+| `_private` | run | — | `always`, `missing-api-key` | — |
+| `docs` | run | — | `missing-api-key` | — |
+| `unit` | run | — | `missing-api-key` | — |
 
 <details>
 <summary>Commits, model and per-group scores</summary>
@@ -254,7 +255,10 @@ def test_fallback_summary_with_failed_groups() -> None:
     assert "- Observation: incomplete, chunked-diff, 2 group(s)\n" in text
     assert "- Observation error: `jev-timeout`\n" in text
     assert "| 1 | 400–668 | not-started | — | — | — | `jev-timeout` |\n" in text
-    assert "| `docs` | run | — | `jev-timeout`, `chunked-observation` |\n" in text
+    assert (
+        "| `docs` | run | — | `jev-timeout`, `chunked-observation` | score 0.02 &lt; 0.05 |\n"
+        in text
+    )
 
 
 def test_durations_round_half_up_to_whole_milliseconds() -> None:
@@ -274,7 +278,7 @@ def test_dynamic_cells_are_escaped() -> None:
     report["observation_error"] = hostile
     text = render_summary(report, engine_version="0.1.0").text
     escaped = "a\\|b&lt;c&gt;&amp;d e f g"
-    assert f"| `{escaped}` | run | run | `{escaped}` |\n" in text
+    assert f"| `{escaped}` | run | run | `{escaped}` | score 0.5 &gt;= 0.05 |\n" in text
     assert f"returned `{escaped}`\n" in text
     assert f"- Observation error: `{escaped}`\n" in text
     assert f"| `{escaped}` | 0 | 0–668 |" not in text
@@ -390,7 +394,8 @@ def test_task_rows_are_cut_with_a_count_line_and_the_block_survives() -> None:
     assert 0 < kept < 5000
     ids = sorted(report["tasks"], key=code_unit_key)
     assert rows == [
-        f"| `{task_id}` | skip | skip | `jev-below-threshold`, `chunked-observation` |"
+        f"| `{task_id}` | skip | skip | `jev-below-threshold`, `chunked-observation` | "
+        "score 0.01 &lt; 0.05 |"
         for task_id in ids[:kept]
     ]
     assert f"\n\n… {5000 - kept} more tasks; see the report.\n\n<details>" in text
