@@ -66,6 +66,7 @@ from .errors import (
     failure_message,
 )
 from .pipeline import ActionFetcher, PlanResult, RunContext, run_plan_pipeline
+from .progress import Progress
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -572,7 +573,8 @@ def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
             borrow_from=borrow_from,
             preview=True,
         )
-        result = run_plan_pipeline(inputs, run, validated_at=validated_at)
+        with Progress(sys.stderr):
+            result = run_plan_pipeline(inputs, run, validated_at=validated_at)
         text = report_text(result.report)
         with cancellation.deferred():
             report_path = write_report_file(

@@ -795,6 +795,7 @@ CAUSE_UNKNOWN: Final = "transport"
 FAILURE_LINE_TEMPLATE: Final = "jev-select: the Jev evaluation failed ({cause}); {consequence}."
 FAILURE_LINE_EVERY_TASK: Final = "every task runs"
 FAILURE_LINE_SOME_TASKS: Final = "the tasks it could not score run"
+PROGRESS_TEMPLATE: Final = "jev-select: planning ({seconds} s; git and Jev)..."
 FLAG_JSON: Final = "json"
 FLAG_REPORT: Final = "report"
 PLAN_HELP_EPILOG: Final = (
