@@ -136,7 +136,7 @@ def failure_line(report: Mapping[str, Any], cause: str | None = None) -> str | N
     category = cause or _CAUSE_OF_CODE.get(code, c.CAUSE_UNKNOWN)
     consequence = (
         c.FAILURE_LINE_EVERY_TASK
-        if report.get("status") == c.STATUS_FALLBACK
+        if report.get(c.OUTPUT_STATUS) == c.STATUS_FALLBACK
         else c.FAILURE_LINE_SOME_TASKS
     )
     return c.FAILURE_LINE_TEMPLATE.format(cause=category, consequence=consequence)

@@ -111,7 +111,7 @@ def _check_vocabulary(
 ) -> None:
     """Refuse a value outside its documented vocabulary: a misspelt mode must not plan."""
     allowed: tuple[tuple[str, object, tuple[str | None, ...]], ...] = (
-        ("mode", mode, c.MODES),
+        (c.INPUT_MODE, mode, c.MODES),
         ("bypass", bypass, (None, *c.BYPASS_REASONS)),
         ("collection_error", collection_error, (None, *c.COLLECTION_ERRORS)),
         ("grouping_error", grouping_error, (None, *c.GROUPING_ERRORS)),
