@@ -219,3 +219,23 @@ def test_github_mode_keeps_the_fixed_line(
     assert (
         out == 2 * "::error::jev-select: planning failed (invalid-invocation); no plan published.\n"
     )
+
+
+def test_the_reference_lists_every_command() -> None:
+    import argparse
+    from pathlib import Path
+
+    from jev_select.cli import _build_parser
+
+    parser = _build_parser()
+    names = [
+        name
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+        for name in action.choices
+    ]
+    reference = (Path(__file__).resolve().parents[1] / "docs" / "reference.md").read_text("utf-8")
+    section = reference.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    assert len(names) >= 7
+    for name in names:
+        assert f"`jev-select {name}`" in section, name
