@@ -234,7 +234,7 @@ def test_the_reference_lists_every_command() -> None:
         if isinstance(action, argparse._SubParsersAction)
         for name in action.choices
     ]
-    reference = (Path(__file__).resolve().parents[1] / "docs" / "reference.md").read_text("utf-8")
+    reference = (Path(__file__).resolve().parents[2] / "docs" / "reference.md").read_text("utf-8")
     section = reference.split("## Commands", 1)[1].split("\n## ", 1)[0]
     assert len(names) >= 7
     for name in names:

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cliutil import API_KEY_SENTINEL, TOKEN_SENTINEL, CliRun, GitHubEnv
-from fakejev import FakeJev
-from gitrepo import GitRepo
+from support.cliutil import API_KEY_SENTINEL, TOKEN_SENTINEL, CliRun, GitHubEnv
+from support.fakejev import FakeJev
+from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
 from jev_select.core.inputs import normalise_tasks_file, parse_inputs

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cliutil import API_KEY_SENTINEL, run_cli
-from fakejev import FakeJev, Reply
-from gitrepo import GitRepo
+from support.cliutil import API_KEY_SENTINEL, run_cli
+from support.fakejev import FakeJev, Reply
+from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
 
