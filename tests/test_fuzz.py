@@ -339,6 +339,8 @@ def test_task_table_text(text: str) -> None:
 
 GOOD_VALUES: Mapping[str, list[str]] = {
     c.INPUT_TASKS: [VALID_TABLE, "{}"],
+    # Blank beside `tasks` (the two exclude each other); a path when `tasks` is blank.
+    c.INPUT_TASKS_FILE: ["", "", "", "ci/tasks.yml", "./tasks.yml"],
     c.INPUT_MODE: list(c.MODES),
     c.INPUT_MODEL: [c.DEFAULT_MODEL, "jev-2.0.10"],
     c.INPUT_SKIP_BELOW: ["0", "0.05", "1", "1.0", "0.999999999999999999999"],
