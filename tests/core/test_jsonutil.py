@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from decimal import Decimal
 
 import pytest
 from hypothesis import given
@@ -29,13 +30,27 @@ from jev_select.core.jsonutil import (
 
 
 def shortest_digits(value: float) -> tuple[str, int]:
-    """(digits d1..dk, n) with value = 0.d1..dk x 10**n and k as small as possible."""
+    """(digits d1..dk, n) with value = 0.d1..dk x 10**n and k as small as possible.
+
+    At each precision the correctly rounded candidate and its two neighbours are tried: when the
+    value lies exactly halfway between two k-digit strings, rounding half to even can pick the one
+    that does not read back, while its neighbour does (2**-24 at 16 digits). Among the candidates
+    that read back, the closest to the value wins, and the even one on a tie, as the standard says.
+    """
+    exact = Decimal(value)
     for precision in range(1, 18):
-        text = f"{value:.{precision - 1}e}"
-        if float(text) == value:
-            mantissa, exponent = text.split("e")
-            digits = mantissa.replace(".", "").rstrip("0") or "0"
-            return digits, int(exponent) + 1
+        mantissa, exponent_text = f"{value:.{precision - 1}e}".split("e")
+        rounded = int(mantissa.replace(".", ""))
+        scale = int(exponent_text) - (precision - 1)
+        candidates = [
+            s
+            for s in (rounded - 1, rounded, rounded + 1)
+            if 10 ** (precision - 1) <= s < 10**precision and float(f"{s}e{scale}") == value
+        ]
+        if candidates:
+            best = min(candidates, key=lambda s: (abs(Decimal(s).scaleb(scale) - exact), s % 2))
+            digits = str(best).rstrip("0") or "0"
+            return digits, scale + precision
     raise AssertionError("17 digits always round-trip")
 
 
@@ -83,6 +98,7 @@ KNOWN = [
     (100.5, "100.5"),
     (2**53 + 1, "9007199254740992"),  # rounded to the nearest double first
     (12345678, "12345678"),
+    (2**-24, "5.960464477539063e-8"),  # halfway at 16 digits: the neighbour reads back
 ]
 
 
