@@ -11,11 +11,12 @@ change three ways, each in a fresh process:
   the merge base is proven unique;
 - ``merge``: merge mode (depth-1 fetches of base, head and merge commit), the control.
 
-Time is the wall time of the whole collection (temporary repository to its removal). Peak RSS is
-given for the product process and for the largest git process it ran, with the processes that
-git process waited for (``upload-pack``, ``pack-objects``): each git runs under ``/usr/bin/time``
-through a wrapper first on ``PATH``, because the product's own forks would otherwise count as git
-(the column shows ``-`` without ``/usr/bin/time``).
+Time is the wall time of the whole collection (temporary repository to its removal), median of
+the runs. Peak RSS is given for the product process and for the largest git process it ran, with
+the processes that git process waited for (``upload-pack``, ``pack-objects``); it comes from one
+more run in which each git runs under ``/usr/bin/time`` through a wrapper first on ``PATH``,
+because the product's own forks would otherwise count as git (the column shows ``-`` without
+``/usr/bin/time``).
 
     python bench/history.py [--runs 3] [--sizes 1000,20000,100000]
     python bench/history.py --repo PATH --base REV --head REV   # a real repository
@@ -166,11 +167,12 @@ def _git_wrapper(directory: Path) -> Path | None:
     return directory
 
 
-def _run(spec: dict[str, Any]) -> dict[str, Any]:
+def _run(spec: dict[str, Any], *, memory: bool) -> dict[str, Any]:
+    """One collection in a fresh process; with ``memory``, git runs under ``/usr/bin/time``."""
     with tempfile.TemporaryDirectory(prefix="jev-bench-git-") as scratch:
         env = dict(os.environ)
         log = Path(scratch) / "rss.log"
-        wrapper = _git_wrapper(Path(scratch))
+        wrapper = _git_wrapper(Path(scratch)) if memory else None
         if wrapper is not None:
             env["PATH"] = f"{wrapper}{os.pathsep}{env.get('PATH', '')}"
             env["JEV_BENCH_RSS_LOG"] = str(log)
@@ -192,23 +194,40 @@ def _run(spec: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _series(label: str, spec: dict[str, Any], modes: tuple[str, ...], runs: int) -> list[Any]:
+def _series(
+    specs: list[tuple[str, dict[str, Any]]], modes: tuple[str, ...], runs: int
+) -> list[Any]:
+    """Every repository in every mode, ``runs`` rounds, interleaved.
+
+    Round after round rather than one series after another, so that a change in the machine's
+    load while the benchmark runs falls on every figure alike instead of on one size.
+    """
+    keys = [(label, spec, mode) for label, spec in specs for mode in modes]
+    timed: dict[tuple[str, str], list[dict[str, Any]]] = {
+        (name, mode): [] for name, _, mode in keys
+    }
+    for round_number in range(runs):
+        for label, spec, mode in keys:
+            timed[(label, mode)].append(_run({**spec, "mode": mode}, memory=False))
+        print(f"  round {round_number + 1} of {runs} done", file=sys.stderr)
     rows: list[Any] = []
-    for mode in modes:
-        results = [_run({**spec, "mode": mode}) for _ in range(runs)]
+    for label, spec, mode in keys:
+        results = timed[(label, mode)]
+        # One more run under /usr/bin/time gives git's memory (the wrapper's own processes
+        # would otherwise be timed too).
+        sized = _run({**spec, "mode": mode}, memory=True)
         rows.append(
             {
                 "repository": label,
                 "mode": mode,
                 "ms": median([result["ms"] for result in results]),
                 "runs_ms": [round(result["ms"], 1) for result in results],
-                "rss_self_mib": max(result["rss_self_mib"] for result in results),
-                "rss_git_mib": _largest([result["rss_git_mib"] for result in results]),
-                "git_processes": results[0]["git_processes"],
+                "rss_self_mib": max(result["rss_self_mib"] for result in [*results, sized]),
+                "rss_git_mib": _largest([sized["rss_git_mib"]]),
+                "git_processes": sized["git_processes"],
                 "diff_bytes": results[0]["diff_bytes"],
             }
         )
-        print(f"  {label} {mode}: {rows[-1]['ms']:.0f} ms", file=sys.stderr)
     return rows
 
 
@@ -235,7 +254,11 @@ def main() -> int:
     parser.add_argument("--base")
     parser.add_argument("--head")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
+    parser.add_argument("--build", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.build is not None:
+        print(json.dumps(build(Path(args.build[0]), int(args.build[1]))))
+        return 0
     if args.measure is not None:
         print(json.dumps(measure(json.loads(args.measure))))
         return 0
@@ -251,18 +274,28 @@ def main() -> int:
         spec["merge"] = spec["head"]
         commits = _git(repo, "rev-list", "--count", "--all")
         print(f"{repo}: {commits} commits", file=sys.stderr)
-        rows = _series(repo.name, spec, ("local", "head"), args.runs)
+        rows = _series([(repo.name, spec)], ("local", "head"), args.runs)
         document.update({"repository": str(repo), "commits": int(commits), **spec})
     else:
         sizes = [int(size) for size in args.sizes.split(",")]
         with tempfile.TemporaryDirectory(prefix="jev-bench-history-") as scratch:
+            specs: list[tuple[str, dict[str, Any]]] = []
             for size in sizes:
                 started = time.perf_counter()
                 repo = Path(scratch) / f"repo-{size}"
-                spec = {"repo": str(repo), **build(repo, size)}
+                # Built by another process: a forked child's peak RSS would otherwise count the
+                # memory this process used to build the stream.
+                built_spec = subprocess.run(
+                    [sys.executable, __file__, "--build", str(repo), str(size)],
+                    capture_output=True,
+                    check=True,
+                    text=True,
+                ).stdout
+                spec = {"repo": str(repo), **json.loads(built_spec)}
                 built = time.perf_counter() - started
                 print(f"built {size} commits in {built:.1f} s", file=sys.stderr)
-                rows += _series(str(size), spec, MODES, args.runs)
+                specs.append((str(size), spec))
+            rows = _series(specs, MODES, args.runs)
         document["ratios_largest_to_smallest"] = _ratios(rows, sizes)
     document["rows"] = rows
     print(
