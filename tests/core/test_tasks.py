@@ -592,10 +592,12 @@ _valid_text = st.text(
 _valid_path = st.builds(
     "/".join, st.lists(st.sampled_from(["a", "src", ".github", "x.y", "é", "b-c"]), min_size=1)
 )
+# Each "{a,b}" doubles the brace expansion; nine of them (512 patterns) stay under the matcher's
+# limit of 1,000, past which a glob is refused by design (tests/core/test_globs.py).
 _valid_glob = st.builds(
     "/".join,
     st.lists(st.sampled_from(["a", "src", "**", "*.py", "{a,b}", "[ab]", "+(x|y)"]), min_size=1),
-)
+).filter(lambda glob: glob.count("{a,b}") <= 9)
 _segment = st.sampled_from(["a", "src", ".github", "..", ".", "x.y", "**", "!x", "é", "", "\\\\"])
 _pathish = st.builds("/".join, st.lists(_segment, min_size=1, max_size=4)) | _any_text
 _anything = st.one_of(_any_text, _pathish, st.integers(), st.booleans(), st.none(), st.just([]))
