@@ -57,6 +57,7 @@ def collect(
     environ: Mapping[str, str] | None = None,
     token: str = TOKEN,
     metadata: str | None = None,
+    queue: bool = False,
 ) -> Collection:
     temp_root = tmp_path / "temp"
     temp_root.mkdir(exist_ok=True)
@@ -74,6 +75,7 @@ def collect(
             tested_ref=tested_ref,
             metadata_sha=metadata or base,
             max_diff_bytes=max_diff_bytes,
+            queue=queue,
         )
     # The temporary repository is gone on every path, successful or not.
     assert list(temp_root.iterdir()) == []
@@ -146,6 +148,64 @@ def test_head_mode_with_long_history_deepens(tmp_path: Path, origin: GitRepo) ->
     assert result.change_set is not None
     assert result.change_set.changed_paths == ("feature.txt",)
     assert result.change_set.patch.encode() == git_diff(origin, fork_point, head)
+
+
+# ---- merge-queue commits ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "shape", ["merge", "swapped merge", "octopus", "squash", "rebased", "same commit"]
+)
+def test_queue_commit_needs_only_its_base_as_ancestor(
+    tmp_path: Path, origin: GitRepo, pr: tuple[str, str, str], shape: str
+) -> None:
+    # No parent check: whatever the merge method made, the base being below it is enough.
+    base, head, _ = pr
+    other = origin.commit({"lib/other.py": "y = 2\n"}, parents=[base], branch="other")
+    queue = {
+        "merge": lambda: origin.merge(base, head),
+        "swapped merge": lambda: origin.merge(base, head, parents=[head, base]),
+        "octopus": lambda: origin.merge(base, head, parents=[base, head, other]),
+        "squash": lambda: origin.commit_tree(origin.tree_of(head), [base]),
+        "rebased": lambda: origin.linear_history(head, 3, path="src/more.txt", branch="rebased"),
+        "same commit": lambda: base,
+    }[shape]()
+    result = collect(tmp_path, origin.url, base=base, head=queue, queue=True)
+    assert result.error is None, result.error
+    assert result.commits.diff_base_sha == base
+    assert result.commits.tested_sha == result.commits.head_sha == queue
+    assert result.change_set is not None
+    assert result.change_set.patch.encode("utf-8") == git_diff(origin, base, queue)
+
+
+def test_queue_commit_must_be_the_head(
+    tmp_path: Path, origin: GitRepo, pr: tuple[str, str, str]
+) -> None:
+    base, head, merge = pr
+    result = collect(tmp_path, origin.url, base=base, head=head, tested=merge, queue=True)
+    assert result.error == c.REASON_SHA_INCOHERENT
+
+
+@pytest.mark.parametrize("relation", ["above", "beside"])
+def test_queue_base_that_is_not_below_the_commit_is_incoherent(
+    tmp_path: Path, origin: GitRepo, pr: tuple[str, str, str], relation: str
+) -> None:
+    base, head, merge = pr
+    # "above": the base descends from the queue commit (related, but the wrong way round);
+    # "beside": a sibling of the queue commit on another branch.
+    other = origin.commit({"lib/other.py": "y = 2\n"}, parents=[base], branch="other")
+    queue_base = merge if relation == "above" else other
+    result = collect(tmp_path, origin.url, base=queue_base, head=head, queue=True)
+    assert result.error == c.REASON_SHA_INCOHERENT
+    assert result.change_set is None
+
+
+def test_queue_commit_missing_from_the_remote_fails_fetch(
+    tmp_path: Path, origin: GitRepo, pr: tuple[str, str, str]
+) -> None:
+    base, _, _ = pr
+    result = collect(tmp_path, origin.url, base=base, head="9" * 40, queue=True)
+    assert result.error == c.REASON_GIT_FETCH_FAILED
 
 
 def test_head_mode_requires_tested_equal_to_head(

@@ -325,6 +325,24 @@ def test_session_queries(tmp_path: Path) -> None:
             session.blob("HEAD")
 
 
+def test_is_ancestor_answers_yes_only_on_fetched_history(tmp_path: Path) -> None:
+    origin = GitRepo.init(tmp_path / "origin")
+    base = origin.commit({"a.txt": "a\n"})
+    tip = origin.linear_history(base, 5)
+    beside = origin.commit({"b.txt": "b\n"}, parents=[base], branch="beside")
+    with GitSession(origin.url, token="", temp_root=str(tmp_path), environ=os.environ) as session:
+        assert session.fetch([base, tip, beside], depth=1)
+        assert session.is_ancestor(tip, tip)
+        # At depth 1 the link from the tip down to the base is not there yet: no proof.
+        assert not session.is_ancestor(base, tip)
+        assert session.deepen(10, [tip])
+        assert session.is_ancestor(base, tip)
+        assert not session.is_ancestor(tip, base)
+        assert not session.is_ancestor(beside, tip)
+        with pytest.raises(GitCommandFailed):
+            session.is_ancestor("--all", tip)
+
+
 @pytest.mark.posix
 def test_refused_token_fails_http_fetch_without_running(tmp_path: Path) -> None:
     environ, log = _recording_git(tmp_path)
