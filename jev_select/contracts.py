@@ -631,6 +631,7 @@ WARN_PACKAGE_MANIFEST_INVALID: Final = "package-manifest-invalid:"
 WARN_PACKAGE_SCRIPT_ABSENT: Final = "package-script-absent:"
 WARN_CONTEXT_FILE_DYNAMIC: Final = "context-file-dynamic:"
 WARN_CONTEXT_FILE_MISSING: Final = "context-file-missing:"
+WARN_WORKFLOW_SHAPE_UNSUPPORTED: Final = "workflow-shape-unsupported:"
 WARNING_PREFIXES: Final = (
     WARN_WORKFLOW_MISSING,
     WARN_WORKFLOW_INVALID,
@@ -648,6 +649,7 @@ WARNING_PREFIXES: Final = (
     WARN_PACKAGE_SCRIPT_ABSENT,
     WARN_CONTEXT_FILE_DYNAMIC,
     WARN_CONTEXT_FILE_MISSING,
+    WARN_WORKFLOW_SHAPE_UNSUPPORTED,
 )
 PROVENANCE_KINDS: Final = (
     "workflow-job",
@@ -659,6 +661,10 @@ PROVENANCE_KINDS: Final = (
     "context-file",
 )
 PACKAGE_SCRIPT_MAX_DEPTH: Final = 16
+# Step fields of the evidence (spec §7.7) that mark step concurrency: the 0-based index of the
+# job's ``parallel`` group a step belongs to, and ``true`` on a ``background`` step.
+EVIDENCE_STEP_PARALLEL: Final = "parallel"
+EVIDENCE_STEP_BACKGROUND: Final = "background"
 LOCAL_REPOSITORY_NAME: Final = "local"
 
 # --------------------------------------------------------------------------------------------

@@ -546,6 +546,7 @@ def test_example_scripts_contain_no_expressions() -> None:
 ALLOWED_LITERALS: dict[tuple[str, str], str] = {
     ("evidence", "run"): "the `run:` key of a workflow step, not the output",
     ("evidence", "incomplete"): "the evidence and job_metadata key, not the observation status",
+    ("workflow_shapes", "run"): "the `run:` key of a workflow step, not the output",
     ("report", "incomplete"): "the job_metadata key, not the observation status",
     ("questions", "model"): "the model field of the System One request body",
     ("httpio", "status"): "the HTTP failure kind for a non-2xx answer",

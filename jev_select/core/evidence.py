@@ -45,6 +45,7 @@ from .jsonutil import (
     strict_loads,
 )
 from .models import MetadataResult, Task, TaskEvidence, TaskTable
+from .workflow_shapes import flatten_steps, job_shape_supported, workflow_shape_supported
 from .yamlstrict import YamlStrictError, load_strict, mapping_key_text
 
 __all__ = [
@@ -662,11 +663,16 @@ class _TaskBuilder:
         if job_directory is not None:
             self.hint(job_directory)
 
+        shape = flatten_steps(raw_steps) if isinstance(raw_steps := job.get(_STEPS), list) else None
+        if (
+            not workflow_shape_supported(workflow_data)
+            or not job_shape_supported(job)
+            or (shape is not None and not shape.supported)
+        ):
+            self.warn(f"{c.WARN_WORKFLOW_SHAPE_UNSUPPORTED}{workflow}#{job_id}")
         steps: list[dict[str, Any]] = []
-        raw_steps = job.get(_STEPS)
-        for index, step in enumerate(raw_steps if isinstance(raw_steps, list) else ()):
-            if not isinstance(step, Mapping):
-                continue
+        for flat in shape.steps if shape is not None else ():
+            step = flat.step
             # An empty string is still the first string (spec §7.2); only absence means ".".
             directory = _first_string(
                 step.get(_WORKING_DIRECTORY), job_directory, workflow_directory
@@ -680,12 +686,16 @@ class _TaskBuilder:
                     entry[field] = _json_safe(step[field])
             if shell is not None:
                 entry[_SHELL] = shell
+            if flat.parallel is not None:
+                entry[c.EVIDENCE_STEP_PARALLEL] = flat.parallel
+            if flat.background:
+                entry[c.EVIDENCE_STEP_BACKGROUND] = True
             steps.append(entry)
             self.hint(directory)
             self.record_local(
                 _KIND_WORKFLOW_STEP,
                 file,
-                document.location([*job_path, _STEPS, index]),
+                document.location([*job_path, *flat.path]),
                 document.sha256,
             )
             step_uses = step.get(_USES)

@@ -65,7 +65,6 @@ jobs:
     steps:
       - run: make build
         shell: bash
-      - just a string, not a step
 """
 
 DEFAULTS_TEXT = """on: pull_request

@@ -221,7 +221,6 @@ jobs:
         env:
           A: b
         run: echo lint
-      - just a string
   other:
     runs-on: ubuntu-latest
     steps:
@@ -289,9 +288,9 @@ def test_single_job_exact_evidence_and_job_metadata(h: Harness) -> None:
         "incomplete": False,
         "missing": [],
         "provenance": [
-            local("workflow-job", {"line": 4, "column": 3, "endLine": 26, "endColumn": 3}),
+            local("workflow-job", {"line": 4, "column": 3, "endLine": 25, "endColumn": 3}),
             local("workflow-step", {"line": 16, "column": 9, "endLine": 19, "endColumn": 7}),
-            local("workflow-step", {"line": 19, "column": 9, "endLine": 25, "endColumn": 7}),
+            local("workflow-step", {"line": 19, "column": 9, "endLine": 25, "endColumn": 3}),
             {
                 "kind": "action",
                 "locator": {
