@@ -532,6 +532,9 @@ PROTECTED_PATH_PREFIX: Final = ".github/workflows/"
 MAX_TASKS_TEXT_BYTES: Final = 1_048_576
 MAX_YAML_DEPTH: Final = 64
 MAX_YAML_NODES: Final = 200_000
+# Workflow and action files may use aliases: the size of the document once every alias is
+# expanded, in nodes, is bounded too (an alias bomb is refused, never expanded).
+MAX_YAML_EXPANDED_NODES: Final = 200_000
 
 # --------------------------------------------------------------------------------------------
 # Git and change collection (spec §6)

@@ -385,3 +385,60 @@ def test_concurrency_marks_fit_the_request_schema() -> None:
     broken["jobs"][0]["steps"][2]["parallel"] = -1
     broken["jobs"][0]["steps"][5]["background"] = False
     assert len(list(validator.iter_errors(broken))) == 2
+
+
+# ---- anchors, aliases and merge keys -----------------------------------------------------------
+
+ANCHORED = """\
+on: push
+x-shared: &setup
+  - uses: ./act
+  - run: make deps
+jobs:
+  build: &job
+    runs-on: &runner ubuntu-24.04
+    steps:
+      - <<: {name: Deps, run: make deps}
+        working-directory: lib
+      - run: make build
+  test:
+    <<: *job
+    runs-on: *runner
+    steps: *setup
+"""
+
+
+def test_anchors_aliases_and_merge_keys_in_a_workflow() -> None:
+    # "x-shared" is not a key GitHub models: a gap for that, but the aliases themselves load.
+    text = ANCHORED.replace("x-shared: &setup", "env: &setup")
+    build = evidence(text, ACT)
+    assert warnings(build) == []
+    assert steps_of(build) == [
+        {"name": "Deps", "run": "make deps", "working_directory": "lib"},
+        {"run": "make build", "working_directory": "."},
+    ]
+    test = evidence(text, ACT, job="test")
+    assert warnings(test) == []
+    assert steps_of(test) == [
+        {"uses": "./act", "working_directory": "."},
+        {"run": "make deps", "working_directory": "."},
+    ]
+
+
+def test_action_metadata_may_use_aliases() -> None:
+    action = "name: Act\ninputs:\n  a: &doc {description: Shared}\n  b: *doc\n"
+    entry = evidence(
+        job_with([{"uses": "./act", "with": {"a": 1, "b": 2}}]), {"act/action.yml": action}
+    )
+    assert warnings(entry) == []
+    assert entry.evidence["actions"] == [
+        {"inputs": {"a": "Shared", "b": "Shared"}, "name": "Act", "uses": "./act"}
+    ]
+
+
+def test_an_alias_bomb_workflow_is_invalid() -> None:
+    lines = ["on: push", "l0: &l0 [lol]"]
+    lines += [f"l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 9)}]" for n in range(1, 10)]
+    lines += ["jobs:", "  build:", "    steps: [{run: make}]"]
+    entry = evidence("\n".join(lines) + "\n")
+    assert warnings(entry) == [f"{c.WARN_WORKFLOW_INVALID}{WF}"]

@@ -305,7 +305,7 @@ class _YamlDocument:
 
 def _parse_yaml(text: str) -> _YamlDocument | None:
     try:
-        data = load_strict(text)
+        data = load_strict(text, aliases=True)
     except Exception:  # any loader failure, including the strict rejections, is "invalid"
         return None
     return _YamlDocument(text, data)

@@ -7,6 +7,10 @@ floods) are refused while the text is being composed, before any deep recursion 
 allocation can happen.
 
 The loader is generic: the task table, workflow files and action metadata all go through it.
+Workflow files and action metadata (and only they, as GitHub accepts them there) are loaded with
+``aliases=True``: anchors, aliases and ``<<`` merge keys are then expanded, under a bound on the
+expanded size (``MAX_YAML_EXPANDED_NODES``), so an alias bomb is refused after composing at most
+the nodes actually written, never by expanding it.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any, ClassVar
 
 import yaml
 from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
-from yaml.nodes import MappingNode, Node, ScalarNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .. import contracts as c
 from .jsonutil import format_number
@@ -54,6 +58,7 @@ _FLOAT_FORM = re.compile(
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_MERGE_KEY = "<<"
 
 
 # Kinds of refusal. ``jev-select check`` shows them to the author of the text; nothing else does.
@@ -202,10 +207,16 @@ class _StrictLoader(yaml.SafeLoader):
         None: _construct_unknown,
     }
 
-    def __init__(self, stream: str) -> None:
+    def __init__(self, stream: str, *, aliases: bool = False) -> None:
         super().__init__(stream)
         self._node_count = 0
         self._collection_depth = 0
+        self._aliases = aliases
+        # Anchors are registered only once their node is complete, so an alias can never point
+        # into the node being composed (a recursive structure is refused as an unknown anchor).
+        self._complete_anchors: dict[str, Node] = {}
+        # Size of each composed node once every alias under it is expanded (keyed by identity).
+        self._expanded: dict[int, int] = {}
 
     # Directives can redefine the ``!!`` handle, so refuse them at the first token.
     def fetch_directive(self) -> None:
@@ -215,45 +226,94 @@ class _StrictLoader(yaml.SafeLoader):
         event = self.peek_event()  # type: ignore[no-untyped-call]
         where = event.start_mark.index if event.start_mark is not None else None
         if self.check_event(AliasEvent):
-            raise YamlStrictError(KIND_ALIAS, where)
+            if not self._aliases:
+                raise YamlStrictError(KIND_ALIAS, where)
+            alias = self.get_event()  # type: ignore[no-untyped-call]
+            target = self._complete_anchors.get(alias.anchor)
+            if target is None:
+                raise YamlStrictError(KIND_ALIAS, where)
+            return target
         if event.tag is not None and event.tag not in _ALLOWED_EXPLICIT_TAGS:
             raise YamlStrictError(KIND_TAG, where)
         self._node_count += 1
         if self._node_count > c.MAX_YAML_NODES:
             raise YamlStrictError(KIND_TOO_MANY_NODES, where)
-        # Anchors are never registered: without aliases they are inert, and a repeated anchor
-        # name is then harmless too.
+        # PyYAML's own anchor table is never used: without aliases anchors are inert (and a
+        # repeated name harmless); with aliases, ``_complete_anchors`` takes its place.
+        anchor = event.anchor if self._aliases else None
         no_anchor: Any = None
+        node: Node
         if self.check_event(ScalarEvent):
-            return self.compose_scalar_node(no_anchor)
-        self._collection_depth += 1
-        if self._collection_depth > c.MAX_YAML_DEPTH:
-            raise YamlStrictError(KIND_TOO_DEEP, where)
-        try:
-            if self.check_event(SequenceStartEvent):
-                return self.compose_sequence_node(no_anchor)
-            if self.check_event(MappingStartEvent):
-                return self.compose_mapping_node(no_anchor)
-            raise YamlStrictError
-        finally:
-            self._collection_depth -= 1
+            node = self.compose_scalar_node(no_anchor)
+        else:
+            self._collection_depth += 1
+            if self._collection_depth > c.MAX_YAML_DEPTH:
+                raise YamlStrictError(KIND_TOO_DEEP, where)
+            try:
+                if self.check_event(SequenceStartEvent):
+                    node = self.compose_sequence_node(no_anchor)
+                elif self.check_event(MappingStartEvent):
+                    node = self.compose_mapping_node(no_anchor)
+                else:
+                    raise YamlStrictError
+            finally:
+                self._collection_depth -= 1
+        if self._aliases:
+            self._weigh(node, where)
+            if anchor is not None:
+                self._complete_anchors[anchor] = node
+        return node
+
+    def _weigh(self, node: Node, where: int | None) -> None:
+        """Record the expanded size of a just-composed node; refuse it past the bound."""
+        weight = 1
+        if isinstance(node, SequenceNode):
+            weight += sum(self._expanded[id(child)] for child in node.value)
+        elif isinstance(node, MappingNode):
+            for key, value in node.value:
+                weight += self._expanded[id(key)] + self._expanded[id(value)]
+        if weight > c.MAX_YAML_EXPANDED_NODES:
+            raise YamlStrictError(KIND_TOO_MANY_NODES, where)
+        self._expanded[id(node)] = weight
 
     def construct_mapping(self, node: Node, deep: bool = False) -> dict[Hashable, Any]:
         # Replaces PyYAML's version, which would merge ``<<`` keys and keep the last duplicate.
         if not isinstance(node, MappingNode):
             raise _refused(node)
+        explicit: set[str] = set()
         mapping: dict[Hashable, Any] = {}
         for key_node, value_node in node.value:
+            if self._aliases and _is_merge_key(key_node):
+                # Merged keys never replace a key of this mapping nor one merged before them.
+                for source in _merge_sources(value_node):
+                    for key, value in self.construct_mapping(source, deep=True).items():
+                        mapping.setdefault(key, value)
+                continue
             try:
                 key = mapping_key_text(self.construct_object(key_node, deep=True))
             except YamlStrictError as error:
                 if error.index is None:
                     raise _refused(key_node, error.kind) from None
                 raise
-            if key in mapping:
+            if key in explicit:
                 raise _refused(key_node, KIND_DUPLICATE_KEY)
+            explicit.add(key)
+            mapping.pop(key, None)
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
+
+
+def _is_merge_key(node: Node) -> bool:
+    return isinstance(node, ScalarNode) and node.style is None and node.value == _MERGE_KEY
+
+
+def _merge_sources(node: Node) -> list[MappingNode]:
+    """The mappings a ``<<`` value names: one mapping, or a sequence of mappings."""
+    if isinstance(node, MappingNode):
+        return [node]
+    if isinstance(node, SequenceNode) and all(isinstance(item, MappingNode) for item in node.value):
+        return list(node.value)
+    raise _refused(node, KIND_KEY)
 
 
 def _refusal(error: yaml.YAMLError) -> YamlStrictError:
@@ -276,15 +336,17 @@ def _check_size(text: str) -> None:
         raise YamlStrictError(KIND_TOO_LARGE)
 
 
-def load_strict(text: str) -> Any:
+def load_strict(text: str, *, aliases: bool = False) -> Any:
     """Parse one strict YAML document (reference §4.1); mapping keys are always strings.
 
     An empty stream gives ``None``. Raises ``YamlStrictError`` for anything refused.
+    ``aliases=True`` (workflow files and action metadata only) accepts anchors, aliases and
+    ``<<`` merge keys within the expanded-size bound.
     """
     _check_size(text)
     loader: _StrictLoader | None = None
     try:
-        loader = _StrictLoader(text)
+        loader = _StrictLoader(text, aliases=aliases)
         return loader.get_single_data()
     except YamlStrictError:
         raise

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -339,3 +340,90 @@ def test_surrogate_in_a_description_is_a_tasks_error_not_a_crash() -> None:
     with pytest.raises(InputError) as caught:
         parse_tasks('unit:\n  description: "Runs the tests \\ud800"\n')
     assert caught.value.field == c.INPUT_TASKS
+
+
+# --- aliases in workflow and action files (aliases=True) ------------------------------------------
+
+
+def loose(text: str) -> Any:
+    return load_strict(text, aliases=True)
+
+
+def test_workflow_mode_expands_aliases() -> None:
+    text = "x: &runner ubuntu-24.04\njobs:\n  a: {runs-on: *runner}\n  b: {runs-on: *runner}\n"
+    assert loose(text) == {
+        "x": "ubuntu-24.04",
+        "jobs": {"a": {"runs-on": "ubuntu-24.04"}, "b": {"runs-on": "ubuntu-24.04"}},
+    }
+
+
+def test_workflow_mode_merges_and_explicit_keys_win() -> None:
+    text = (
+        "base: &base {a: 1, b: 2}\nmore: &more {b: 3, c: 4}\n"
+        "one:\n  <<: *base\n  b: 9\n"
+        "two:\n  <<: [*base, *more]\n  d: 5\n"
+        "three:\n  z: 0\n  <<: *more\n"
+    )
+    loaded = loose(text)
+    assert loaded["one"] == {"a": 1, "b": 9}
+    assert loaded["two"] == {"a": 1, "b": 2, "c": 4, "d": 5}
+    assert list(loaded["two"]) == ["a", "b", "c", "d"]
+    assert loaded["three"] == {"z": 0, "b": 3, "c": 4}
+
+
+def test_workflow_mode_a_quoted_merge_key_is_an_ordinary_key() -> None:
+    assert loose("'<<': {a: 1}") == {"<<": {"a": 1}}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: *nowhere",
+        "a: &x [1, *x]",  # recursive
+        "a: &x {b: *x}",
+        "base: &b [1]\nc:\n  <<: *b",  # merge of a sequence
+        "c:\n  <<: 5",
+        "base: &b {x: 1}\nc:\n  <<: *b\n  y: 1\n  y: 2",  # duplicate explicit key
+        "a: &x !!python/object:os.system {}\nb: *x",
+    ],
+)
+def test_workflow_mode_refuses_bad_aliases(text: str) -> None:
+    with pytest.raises(YamlStrictError):
+        loose(text)
+
+
+def billion_laughs(levels: int, width: int) -> str:
+    lines = ["l0: &l0 [lol]"]
+    for level in range(1, levels + 1):
+        items = ", ".join(f"*l{level - 1}" for _ in range(width))
+        lines.append(f"l{level}: &l{level} [{items}]")
+    return "\n".join(lines) + "\n"
+
+
+def test_alias_bomb_is_refused_in_bounded_memory() -> None:
+    text = billion_laughs(9, 9)  # 9**9 strings once expanded, about 800 bytes written
+    tracemalloc.start()
+    try:
+        with pytest.raises(YamlStrictError):
+            loose(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000
+
+
+def wide(copies: int) -> str:
+    return "a: &a [" + ", ".join(["x"] * 999) + "]\nb: [" + ", ".join(["*a"] * copies) + "]\n"
+
+
+def test_expansion_bound_is_exact() -> None:
+    # Root, key a, a (1,000 nodes), key b, b (1 + copies * 1,000): 199,004 nodes for 198 copies.
+    assert c.MAX_YAML_EXPANDED_NODES == 200_000
+    assert len(loose(wide(198))["b"]) == 198
+    with pytest.raises(YamlStrictError):
+        loose(wide(200))
+
+
+def test_task_table_mode_still_refuses_aliases() -> None:
+    rejected("a: &x 1\nb: *x")
+    assert load_strict("<<: {a: 1}\nb: 2") == {"<<": {"a": 1}, "b": 2}
