@@ -446,7 +446,7 @@ def test_missing_and_malformed_jobs(h: Harness) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "defaults: &d\n  run:\n    shell: bash\njobs:\n  a:\n    defaults: *d\n    steps: []\n",
+        "jobs:\n  a:\n    defaults: *d\n    steps: []\n",
         "jobs:\n  a: {}\n  a: {}\n",
         "- just\n- a list\n",
         "plain scalar\n",
@@ -457,7 +457,7 @@ def test_missing_and_malformed_jobs(h: Harness) -> None:
         "jobs: !!python/object:os.system {}\n",
     ],
     ids=[
-        "alias",
+        "undefined-alias",
         "duplicate",
         "list",
         "scalar",
