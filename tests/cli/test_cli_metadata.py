@@ -90,13 +90,16 @@ jobs:
 """
 
 ALIAS_TEXT = """on: pull_request
-x-common: &common
-  runs-on: ubuntu-latest
 jobs:
-  build:
-    <<: *common
+  build: &build
+    runs-on: &runner ubuntu-latest
     steps:
       - run: make
+  test:
+    <<: *build
+    runs-on: *runner
+    steps:
+      - run: make test
 """
 
 ACTIONS_TEXT = """on: pull_request
@@ -395,7 +398,6 @@ def test_run_is_planned_and_gaps_retain_only_their_tasks(scenario: Scenario) -> 
     assert list(report["job_metadata"]) == sorted(report["tasks"])
     retained = sorted(task_id for task_id, item in report["tasks"].items() if item["run"])
     assert retained == [
-        "alias",
         "big",
         "binary",
         "cdcommand",
@@ -519,9 +521,16 @@ def test_missing_job(scenario: Scenario) -> None:
     assert scenario.metadata("nojob")["job"] == "deploy"
 
 
-def test_yaml_alias_makes_the_workflow_invalid(scenario: Scenario) -> None:
-    assert scenario.evidence("alias")["jobs"] == []
-    assert_gaps(scenario, "alias", [c.WARN_WORKFLOW_INVALID + ALIAS])
+def test_yaml_anchors_aliases_and_merge_keys_are_read(scenario: Scenario) -> None:
+    assert scenario.evidence("alias")["jobs"] == [
+        {"id": "build", "steps": [{"run": "make", "working_directory": "."}], "workflow": ALIAS},
+        {
+            "id": "test",
+            "steps": [{"run": "make test", "working_directory": "."}],
+            "workflow": ALIAS,
+        },
+    ]
+    assert scenario.metadata("alias")["incomplete"] is False
 
 
 def test_defaults_at_workflow_and_job_level(scenario: Scenario) -> None:
