@@ -411,7 +411,7 @@ def _publish_summary(context: GitHubContext, result: PlanResult) -> None:
     if context.summary_path is None:
         return
     try:
-        summary = render_summary(result.report, engine_version=__version__)
+        summary = render_summary(result.report, engine_version=__version__, notes=result.notes)
     except Exception:
         console.emit(c.SUMMARY_UNAVAILABLE_WARNING, github=True, level="warning")
         return
@@ -600,7 +600,13 @@ def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
 def _local_view(result: PlanResult, inputs: Inputs, report_path: str) -> str:
     """The table, the failure line, the preview and, last, the report path."""
     parts = [
-        render_terminal(result.report, None, table=inputs.tasks, changed_paths=result.changed_paths)
+        render_terminal(
+            result.report,
+            None,
+            table=inputs.tasks,
+            changed_paths=result.changed_paths,
+            notes=result.notes,
+        )
     ]
     failure = failure_line(result.report, result.failure_cause)
     if failure is not None:

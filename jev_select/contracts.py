@@ -664,6 +664,14 @@ PROVENANCE_KINDS: Final = (
     "context-file",
 )
 PACKAGE_SCRIPT_MAX_DEPTH: Final = 16
+# Workflows in one chain of reusable-workflow calls, the top-level caller included (GitHub's
+# limit); a deeper call stays ``reusable-workflow-unresolved``.
+REUSABLE_WORKFLOW_MAX_DEPTH: Final = 10
+# Shown (terminal view and step summary only) beside ``job-missing`` when the task named a job
+# by its display name; the report's warning keeps its fixed form.
+NOTE_JOB_NAME_NOT_KEY: Final = (
+    '{workflow}: "{name}" is the display name of job "{key}"; reference the job by its key'
+)
 # Step fields of the evidence (spec §7.7) that mark step concurrency: the 0-based index of the
 # job's ``parallel`` group a step belongs to, and ``true`` on a ``background`` step.
 EVIDENCE_STEP_PARALLEL: Final = "parallel"
@@ -824,6 +832,8 @@ TERMINAL_NO: Final = "no"
 TERMINAL_NULL: Final = "-"
 TERMINAL_COLLECTION_TEMPLATE: Final = "collection: {ms} ms"
 TERMINAL_REPORT_TEMPLATE: Final = "report: {path}"
+TERMINAL_NOTE_TEMPLATE: Final = "note: {task}: {note}"
+SUMMARY_NOTE_TEMPLATE: Final = "- Note on `{task}`: {note}"
 
 # --------------------------------------------------------------------------------------------
 # jev_client: System One exchange (spec §8.1, §8.6)

@@ -74,6 +74,8 @@ class PlanResult:
     changed_paths: tuple[str, ...] | None = None  # the paths the plan saw, when collected
     preview: Preview | None = None
     failure_cause: str | None = None  # cause category of the first failed Jev request
+    # Per task, explanations of metadata gaps for the terminal view and the step summary.
+    notes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
 
 
 def _milliseconds(start: float, end: float) -> float:
@@ -225,6 +227,7 @@ def run_plan_pipeline(
         changed_paths=collection.known_paths if collection is not None else None,
         preview=preview,
         failure_cause=outcome.cause if outcome is not None else None,
+        notes=metadata.notes if metadata else {},
     )
 
 

@@ -547,6 +547,7 @@ ALLOWED_LITERALS: dict[tuple[str, str], str] = {
     ("evidence", "run"): "the `run:` key of a workflow step, not the output",
     ("evidence", "incomplete"): "the evidence and job_metadata key, not the observation status",
     ("workflow_shapes", "run"): "the `run:` key of a workflow step, not the output",
+    ("evidence_jobs", "run"): "the `run:` key of a workflow step, not the output",
     ("package_scripts", "run"): "the package managers' `run` command, not the output",
     ("report", "incomplete"): "the job_metadata key, not the observation status",
     ("questions", "model"): "the model field of the System One request body",

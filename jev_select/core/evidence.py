@@ -37,21 +37,20 @@ from .. import contracts as c
 from .evidence_files import (
     ActionFile,
     FetchAction,
+    FetchWorkflow,
     Manifest,
     MetadataFiles,
     ReadFile,
-    YamlDocument,
     is_dynamic,
-    json_safe,
     normalise_path,
     sha256_text,
     text_location,
     whole_file_location,
 )
+from .evidence_jobs import JobsPhase
 from .jsonutil import canonical_json, code_unit_key, sort_keys_deep
 from .models import MetadataResult, Task, TaskEvidence, TaskTable
 from .package_scripts import ScriptScan, scan_command
-from .workflow_shapes import flatten_steps, job_shape_supported, workflow_shape_supported
 
 __all__ = [
     "ActionFile",
@@ -70,24 +69,12 @@ _CURRENT_DIRECTORY = "."
 
 # Workflow and action keys read from YAML (GitHub Actions syntax, not product contracts).
 _JOBS = "jobs"
-_STEPS = "steps"
 _NAME = "name"
-_RUN = "run"
-_USES = "uses"
-_WITH = "with"
-_NEEDS = "needs"
-_SHELL = "shell"
-_DEFAULTS = "defaults"
-_WORKING_DIRECTORY = "working-directory"
 _DESCRIPTION = "description"
 _INPUTS = "inputs"
 _SCRIPTS = "scripts"
 
 # Provenance kinds, by their position in the contract tuple (spec §7.8 order).
-_KIND_WORKFLOW_JOB = c.PROVENANCE_KINDS[0]
-_KIND_WORKFLOW_DEFAULTS = c.PROVENANCE_KINDS[1]
-_KIND_JOB_DEFAULTS = c.PROVENANCE_KINDS[2]
-_KIND_WORKFLOW_STEP = c.PROVENANCE_KINDS[3]
 _KIND_ACTION = c.PROVENANCE_KINDS[4]
 _KIND_PACKAGE_SCRIPT = c.PROVENANCE_KINDS[5]
 _KIND_CONTEXT_FILE = c.PROVENANCE_KINDS[6]
@@ -103,28 +90,7 @@ class TaskMetadata:
 
     evidence: TaskEvidence
     hints: tuple[str, ...]
-
-
-def _run_default(owner: Mapping[str, Any], field: str) -> str | None:
-    defaults = owner.get(_DEFAULTS)
-    run = defaults.get(_RUN) if isinstance(defaults, Mapping) else None
-    value = run.get(field) if isinstance(run, Mapping) else None
-    return value if isinstance(value, str) else None
-
-
-def _first_string(*values: Any) -> str | None:
-    for value in values:
-        if isinstance(value, str):
-            return value
-    return None
-
-
-@attrs.frozen
-class _StepRun:
-    """A step command to scan for package scripts, with its effective directory."""
-
-    command: str
-    working_directory: str
+    notes: tuple[str, ...] = ()  # explanations of gaps for people, never in the report
 
 
 class _TaskBuilder:
@@ -139,12 +105,10 @@ class _TaskBuilder:
         self.actions: list[dict[str, Any]] = []
         self.scripts: list[dict[str, Any]] = []
         self.context_files: list[dict[str, Any]] = []
-        self.native_dependencies: set[str] = set()
         self.hints: list[str] = []
         self._script_hints: list[str] = []
-        self._uses: dict[str, dict[str, Any]] = {}
-        self._runs: list[_StepRun] = []
         self._visited_scripts: set[tuple[str, str]] = set()
+        self._jobs = JobsPhase(files, warn=self.warn, hint=self.hint, record=self.record)
 
     # ---- recording --------------------------------------------------------------------------
 
@@ -210,6 +174,7 @@ class _TaskBuilder:
             if isinstance(document, str):
                 self.warn(document + workflow)
                 continue
+            source = self._jobs.local_source(workflow, document)
             jobs = document.data.get(_JOBS)
             if job:
                 job_ids = [job]
@@ -224,111 +189,14 @@ class _TaskBuilder:
                 reached.add((workflow, job_id))
                 job_value = jobs.get(job_id) if isinstance(jobs, Mapping) else None
                 if not isinstance(job_value, Mapping):
-                    self.warn(f"{c.WARN_JOB_MISSING}{workflow}#{job_id}")
+                    self._jobs.missing_job(source, job_id)
                     continue
-                self._add_job(workflow, document, job_id, job_value)
-
-    def _add_job(
-        self, workflow: str, document: YamlDocument, job_id: str, job: Mapping[str, Any]
-    ) -> None:
-        file = normalise_path(workflow) or workflow
-        workflow_data = document.data
-        item: dict[str, Any] = {"id": job_id, "workflow": workflow}
-        name = job.get(_NAME)
-        if isinstance(name, str):
-            item["name"] = name
-        uses = job.get(_USES)
-        if isinstance(uses, str):
-            item["uses"] = uses
-            self.warn(c.WARN_REUSABLE_WORKFLOW_UNRESOLVED + uses)
-        needs = job.get(_NEEDS)
-        if isinstance(needs, str):
-            self.native_dependencies.add(needs)
-        elif isinstance(needs, list):
-            self.native_dependencies.update(need for need in needs if isinstance(need, str))
-
-        job_path: list[str | int] = [_JOBS, job_id]
-        self.record_local(
-            _KIND_WORKFLOW_JOB,
-            file,
-            document.location(job_path, with_key=True),
-            document.sha256,
-        )
-        if isinstance(workflow_data.get(_DEFAULTS), Mapping):
-            self.record_local(
-                _KIND_WORKFLOW_DEFAULTS,
-                file,
-                document.location([_DEFAULTS], with_key=True),
-                document.sha256,
-            )
-        if isinstance(job.get(_DEFAULTS), Mapping):
-            self.record_local(
-                _KIND_JOB_DEFAULTS,
-                file,
-                document.location([*job_path, _DEFAULTS], with_key=True),
-                document.sha256,
-            )
-
-        workflow_directory = _run_default(workflow_data, _WORKING_DIRECTORY)
-        job_directory = _run_default(job, _WORKING_DIRECTORY)
-        workflow_shell = _run_default(workflow_data, _SHELL)
-        job_shell = _run_default(job, _SHELL)
-        if workflow_directory is not None:
-            self.hint(workflow_directory)
-        if job_directory is not None:
-            self.hint(job_directory)
-
-        shape = flatten_steps(raw_steps) if isinstance(raw_steps := job.get(_STEPS), list) else None
-        if (
-            not workflow_shape_supported(workflow_data)
-            or not job_shape_supported(job)
-            or (shape is not None and not shape.supported)
-        ):
-            self.warn(f"{c.WARN_WORKFLOW_SHAPE_UNSUPPORTED}{workflow}#{job_id}")
-        steps: list[dict[str, Any]] = []
-        for flat in shape.steps if shape is not None else ():
-            step = flat.step
-            # An empty string is still the first string (spec §7.2); only absence means ".".
-            directory = _first_string(
-                step.get(_WORKING_DIRECTORY), job_directory, workflow_directory
-            )
-            if directory is None:
-                directory = _CURRENT_DIRECTORY
-            shell = _first_string(step.get(_SHELL), job_shell, workflow_shell)
-            entry: dict[str, Any] = {"working_directory": directory}
-            for field in (_NAME, _RUN, _USES, _WITH):
-                if field in step:
-                    entry[field] = json_safe(step[field])
-            if shell is not None:
-                entry[_SHELL] = shell
-            if flat.parallel is not None:
-                entry[c.EVIDENCE_STEP_PARALLEL] = flat.parallel
-            if flat.background:
-                entry[c.EVIDENCE_STEP_BACKGROUND] = True
-            steps.append(entry)
-            self.hint(directory)
-            self.record_local(
-                _KIND_WORKFLOW_STEP,
-                file,
-                document.location([*job_path, *flat.path]),
-                document.sha256,
-            )
-            step_uses = step.get(_USES)
-            if isinstance(step_uses, str):
-                merged = self._uses.setdefault(step_uses, {})
-                step_with = step.get(_WITH)
-                if isinstance(step_with, Mapping):
-                    merged.update(json_safe(step_with))
-            run = step.get(_RUN)
-            if isinstance(run, str):
-                self._runs.append(_StepRun(run, directory))
-        item[_STEPS] = steps
-        self.jobs.append(item)
+                self.jobs.append(self._jobs.job(source, job_id, job_value, (source.file,)))
 
     # ---- phase 2: actions -------------------------------------------------------------------
 
     def resolve_actions(self) -> None:
-        for uses, merged_with in self._uses.items():
+        for uses, merged_with in self._jobs.uses.items():
             outcome = self.files.action(uses)
             if isinstance(outcome, str):
                 self.warn(outcome + uses)
@@ -364,7 +232,7 @@ class _TaskBuilder:
     # ---- phase 3: package scripts -----------------------------------------------------------
 
     def resolve_scripts(self) -> None:
-        for step_run in self._runs:
+        for step_run in self._jobs.runs:
             self._scan(step_run.command, step_run.working_directory, 1)
         for directory in self._script_hints:
             self.hint(directory)
@@ -457,7 +325,7 @@ class _TaskBuilder:
             "provenance": self.provenance,
             "hashes": {key: self.hashes[key] for key in sorted(self.hashes, key=code_unit_key)},
             "warnings": list(self.warnings),
-            "nativeDependencies": sorted(self.native_dependencies, key=code_unit_key),
+            "nativeDependencies": sorted(self._jobs.native_dependencies, key=code_unit_key),
         }
         references = self.task.jobs or ()
         if references:
@@ -471,6 +339,7 @@ class _TaskBuilder:
                 incomplete=incomplete,
             ),
             hints=tuple(self.hints),
+            notes=tuple(self._jobs.notes),
         )
 
 
@@ -494,20 +363,32 @@ def resolve_metadata(
     fetch_action: FetchAction,
     repository: str,
     commit: str,
+    fetch_workflow: FetchWorkflow | None = None,
 ) -> MetadataResult:
     """Evidence for every task, in table order, plus the working-directory hints (spec §7.9).
 
     ``read_file(path)`` returns the raw bytes of a normalised repository path at ``commit`` (the
     metadata commit), or None; ``fetch_action(owner, repo, subpath, ref)`` returns an
-    ``ActionFile`` or a failure kind (``"missing"`` or ``"invalid"``).
+    ``ActionFile`` or a failure kind (``"missing"`` or ``"invalid"``);
+    ``fetch_workflow(owner, repo, path, ref)`` does the same for another repository's reusable
+    workflow (without it, such calls stay unresolved).
     """
-    files = MetadataFiles(read_file, fetch_action, repository=repository, commit=commit)
+    files = MetadataFiles(
+        read_file,
+        fetch_action,
+        repository=repository,
+        commit=commit,
+        fetch_workflow=fetch_workflow,
+    )
     evidence: dict[str, TaskEvidence] = {}
+    notes: dict[str, tuple[str, ...]] = {}
     hints: list[str] = []
     for task in tasks.tasks:
         resolved = build_evidence(task, files)
         evidence[task.id] = resolved.evidence
+        if resolved.notes:
+            notes[task.id] = resolved.notes
         for hint in resolved.hints:
             if hint not in hints:
                 hints.append(hint)
-    return MetadataResult(evidence=evidence, hints=tuple(hints))
+    return MetadataResult(evidence=evidence, hints=tuple(hints), notes=notes)

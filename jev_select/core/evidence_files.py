@@ -27,6 +27,7 @@ __all__ = [
     "Manifest",
     "MetadataFiles",
     "ReadFile",
+    "RemoteWorkflow",
     "ResolvedAction",
     "YamlDocument",
     "is_dynamic",
@@ -230,6 +231,16 @@ _ActionOutcome = ResolvedAction | str  # a warning prefix on failure
 
 
 @attrs.frozen
+class RemoteWorkflow:
+    """A reusable workflow of another repository, parsed, at its resolved commit."""
+
+    document: YamlDocument
+    repository: str
+    file: str
+    resolved_sha: str
+
+
+@attrs.frozen
 class Manifest:
     text: str
     data: Mapping[str, Any]
@@ -250,11 +261,14 @@ class MetadataFiles:
         *,
         repository: str,
         commit: str,
+        fetch_workflow: FetchWorkflow | None = None,
     ) -> None:
         self.repository = repository
         self.commit = commit
         self._read_file = read_file
         self._fetch_action = fetch_action
+        self._fetch_workflow = fetch_workflow
+        self._remote_workflows: dict[str, RemoteWorkflow | None] = {}
         self._texts: dict[str, str | None] = {}
         self._workflows: dict[str, YamlDocument | str] = {}
         self._actions: dict[str, _ActionOutcome] = {}
@@ -290,6 +304,38 @@ class MetadataFiles:
                     outcome = document
             self._workflows[path] = outcome
         return self._workflows[path]
+
+    def remote_workflow(self, uses: str) -> RemoteWorkflow | None:
+        """``owner/repo/<path>.yml@ref`` fetched and parsed, or None on any failure."""
+        if uses not in self._remote_workflows:
+            self._remote_workflows[uses] = self._resolve_remote_workflow(uses)
+        return self._remote_workflows[uses]
+
+    def _resolve_remote_workflow(self, uses: str) -> RemoteWorkflow | None:
+        target, separator, ref = uses.partition("@")
+        segments = target.split("/")
+        if (
+            self._fetch_workflow is None
+            or not separator
+            or not ref
+            or len(segments) < 3
+            or is_dynamic(uses)
+            or re.fullmatch(c.REPOSITORY_PATTERN, "/".join(segments[:2]), re.ASCII) is None
+            or any(segment in ("", ".", "..") for segment in segments)
+        ):
+            return None
+        owner, repo, path = segments[0], segments[1], "/".join(segments[2:])
+        try:
+            fetched = self._fetch_workflow(owner, repo, path, ref)
+        except Exception:  # a failing fetcher is the same as an unreadable workflow
+            return None
+        if not isinstance(fetched, ActionFile) or _HEX40.fullmatch(fetched.resolved_sha) is None:
+            return None
+        text = fetched.text[1:] if fetched.text.startswith(_BOM) else fetched.text
+        document = parse_yaml(text)
+        if document is None or not isinstance(document.data, Mapping):
+            return None
+        return RemoteWorkflow(document, f"{owner}/{repo}", path, fetched.resolved_sha.lower())
 
     def manifest(self, path: str) -> Manifest | str:
         """The parsed ``package.json`` at a normalised path, or a warning prefix."""

@@ -327,3 +327,6 @@ class MetadataResult:
 
     evidence: Mapping[str, TaskEvidence]
     hints: tuple[str, ...] = ()
+    # Per task, explanations of its gaps for the terminal view and the step summary (never in
+    # the report, whose warnings keep their fixed forms).
+    notes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)

@@ -210,13 +210,32 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def render_summary(report: Mapping[str, Any], *, engine_version: str = __version__) -> Summary:
+def _note_lines(notes: Mapping[str, Sequence[str]], template: str, cell: Any) -> list[str]:
+    return [
+        template.format(task=cell(task_id), note=cell(note))
+        for task_id in _sorted_ids(notes)
+        for note in notes[task_id]
+    ]
+
+
+def _plain(value: object) -> str:
+    """A value for a terminal line: control characters become spaces."""
+    return "".join(" " if ord(char) < 0x20 or ord(char) == 0x7F else char for char in str(value))
+
+
+def render_summary(
+    report: Mapping[str, Any],
+    *,
+    engine_version: str = __version__,
+    notes: Mapping[str, Sequence[str]] | None = None,
+) -> Summary:
     """The step summary of spec §12, at most ``SUMMARY_MAX_BYTES``, ending with the plan block.
 
     Over the limit, the group table is replaced first, then task rows are dropped from the end
     with a count line. The plan block is never cut; when it alone is over
     ``PLAN_BLOCK_MAX_BYTES`` it is left out and ``plan_block_omitted`` is set.
-    ``engine_version`` defaults to the installed package version.
+    ``engine_version`` defaults to the installed package version. ``notes`` (task ID to
+    explanations of its metadata gaps) are listed with the details.
     """
     status, mode = report[_STATUS], report[_MODE]
     tasks: Mapping[str, Mapping[str, Any]] = report[_TASKS]
@@ -236,7 +255,9 @@ def render_summary(report: Mapping[str, Any], *, engine_version: str = __version
         _task_row(task_id, tasks[task_id], _task_details(report, task_id)) for task_id in task_ids
     ]
 
-    details = "\n".join(_detail_lines(report))
+    details = "\n".join(
+        [*_detail_lines(report), *_note_lines(notes or {}, c.SUMMARY_NOTE_TEMPLATE, _cell)]
+    )
     details_open = f"<details>\n<summary>{c.SUMMARY_DETAILS_TITLE}</summary>\n\n{details}\n\n"
     observation = report["observation"]
     if observation is not None:
@@ -292,12 +313,14 @@ def render_terminal(
     *,
     table: TaskTable | None = None,
     changed_paths: Sequence[str] | None = None,
+    notes: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
-    """Local-mode stdout: the log line, an aligned decision table and the report path.
+    """Local-mode stdout: the log line, an aligned decision table, notes and the report path.
 
     The ``DETAILS`` column shows the highest score against the threshold when the task was
     scored, the ``force_paths`` pattern that matched (needs ``table`` and ``changed_paths``) and
-    the metadata gaps that made the task mandatory.
+    the metadata gaps that made the task mandatory; ``notes`` (task ID to explanations of its
+    gaps) follow the table.
     """
     tasks: Mapping[str, Mapping[str, Any]] = report[_TASKS]
     task_ids = _sorted_ids(tasks)
@@ -328,6 +351,7 @@ def render_terminal(
     collection_ms = report["durations_ms"]["collection"]
     if collection_ms is not None:
         lines.append(c.TERMINAL_COLLECTION_TEMPLATE.format(ms=_whole_ms(collection_ms)))
+    lines.extend(_note_lines(notes or {}, c.TERMINAL_NOTE_TEMPLATE, _plain))
     if report_path is not None:
         lines.append(c.TERMINAL_REPORT_TEMPLATE.format(path=report_path))
     return "\n".join(lines) + "\n"

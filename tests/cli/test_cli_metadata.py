@@ -224,6 +224,7 @@ TASKS = "".join(
         ("alljobs", task("Runs every CI job.", jobs(CI))),
         ("noworkflow", task("Runs a job of a missing workflow.", jobs(".github/x/absent.yml"))),
         ("nojob", task("Runs a missing job.", jobs(CI, "deploy"))),
+        ("byname", task("Runs the unit job by its name.", jobs(CI, "Unit tests"))),
         ("alias", task("Runs a workflow with an alias.", jobs(ALIAS))),
         ("defaults", task("Builds with defaults.", jobs(DEFAULTS))),
         ("localaction", task("Lints with the local action.", jobs(ACTIONS, "local"))),
@@ -400,6 +401,7 @@ def test_run_is_planned_and_gaps_retain_only_their_tasks(scenario: Scenario) -> 
     assert retained == [
         "big",
         "binary",
+        "byname",
         "cdcommand",
         "docker",
         "dynamic",
@@ -519,6 +521,18 @@ def test_missing_job(scenario: Scenario) -> None:
     assert scenario.evidence("nojob")["jobs"] == []
     assert_gaps(scenario, "nojob", [f"{c.WARN_JOB_MISSING}{CI}#deploy"])
     assert scenario.metadata("nojob")["job"] == "deploy"
+
+
+def test_a_job_named_by_its_display_name_is_explained_in_the_summary(scenario: Scenario) -> None:
+    assert_gaps(scenario, "byname", [f"{c.WARN_JOB_MISSING}{CI}#Unit tests"])
+    note = c.SUMMARY_NOTE_TEMPLATE.format(
+        task="byname",
+        note=c.NOTE_JOB_NAME_NOT_KEY.format(workflow=CI, name="Unit tests", key="unit"),
+    )
+    assert scenario.result.summary_text is not None
+    assert note in scenario.result.summary_text
+    # The report keeps the fixed warning form only.
+    assert "reference the job by its key" not in json.dumps(scenario.result.report)
 
 
 def test_yaml_anchors_aliases_and_merge_keys_are_read(scenario: Scenario) -> None:
@@ -649,7 +663,12 @@ def test_docker_action_is_unavailable(scenario: Scenario) -> None:
 
 def test_reusable_workflow_job(scenario: Scenario) -> None:
     assert scenario.evidence("reusable")["jobs"] == [
-        {"id": "call", "steps": [], "uses": REUSABLE_USES, "workflow": REUSABLE}
+        {
+            "id": "call",
+            "uses": REUSABLE_USES,
+            "with": {"target": "release"},
+            "workflow": REUSABLE,
+        }
     ]
     assert_gaps(scenario, "reusable", [c.WARN_REUSABLE_WORKFLOW_UNRESOLVED + REUSABLE_USES])
     metadata = scenario.metadata("reusable")

@@ -871,8 +871,8 @@ def test_reusable_workflow_job(h: Harness) -> None:
         {
             "id": "deploy",
             "name": "Deploy",
-            "steps": [],
             "uses": "acme/infra/.github/workflows/deploy.yml@v3",
+            "with": {"env": "prod"},
             "workflow": WF,
         }
     ]

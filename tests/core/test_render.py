@@ -487,3 +487,17 @@ def test_terminal_details_name_the_matched_pattern() -> None:
     )
     assert text.splitlines()[-2] == "docs  yes  yes       path-match  docs/** matched docs/b.md"
     assert "report:" not in text
+
+
+def test_terminal_and_summary_show_notes_on_gaps() -> None:
+    notes = {"docs": ("ci.yml: use the key\nnot the name",), "B_upper": ("first", "second")}
+    lines = render_terminal(planned_report(), "r.json", notes=notes).splitlines()
+    assert lines[-4:] == [
+        "note: B_upper: first",
+        "note: B_upper: second",
+        "note: docs: ci.yml: use the key not the name",
+        "report: r.json",
+    ]
+    summary = render_summary(planned_report(), notes={"docs": ("a | b",)}).text
+    assert "- Note on `docs`: a \\| b\n" in summary
+    assert "Note on" not in render_summary(planned_report()).text
