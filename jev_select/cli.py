@@ -14,7 +14,6 @@ import logging
 import os
 import re
 import sys
-import threading
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -65,13 +64,13 @@ from .errors import (
     PlanningFailure,
     failure_message,
 )
-from .pipeline import ActionFetcher, PlanResult, RunContext, run_plan_pipeline
+from .pipeline import PlanResult, RunContext, run_plan_pipeline
 from .progress import Progress
 from .version import __version__
 
 if TYPE_CHECKING:
-    from .core.evidence import ActionFile
     from .edges.github_api import GitHubApi
+    from .edges.metadata_lookup import LookupApi, MetadataLookups
 
 __all__ = ["main"]
 
@@ -336,7 +335,7 @@ def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> i
             temp_root=context.temp_root,
             environ=environ,
             provenance_repository=context.repository,
-            fetch_action=_action_fetcher(context.server_origin, context.api_url, inputs),
+            lookups=_lookups(context.server_origin, context.api_url, inputs.github_token),
         )
         result = run_plan_pipeline(inputs, run, validated_at=validated_at)
         text = report_text(result.report)
@@ -489,54 +488,20 @@ def _github_commits(inputs: Inputs, context: GitHubContext) -> _EventFacts:
     return _EventFacts(commits, pull_request=False, fork=False)
 
 
-def _no_action_metadata(_owner: str, _repo: str, _path: str, _ref: str) -> str:
-    return ""  # not an action file: the action becomes a metadata gap of its task
+def _lookups(server_origin: str, api_url: str | None, token: str) -> MetadataLookups:
+    from .edges.metadata_lookup import MetadataLookups
 
+    def make_api() -> LookupApi | None:
+        # Loaded on the first lookup only: most runs never look anything up (every bypass,
+        # every table without jobs) and must not pay for importing the HTTP stack.
+        from .edges.github_api import GitHubApi, api_root
 
-class _LazyActionFetcher:
-    """Looks actions up through the GitHub API, which is loaded on the first lookup only.
+        root = api_root(server_origin, api_url)
+        # An unusable GITHUB_API_URL must not send the token to another host: no lookups at
+        # all, so every external action and workflow becomes a metadata gap of its task.
+        return GitHubApi(root, token) if root is not None else None
 
-    The API client brings the HTTP stack (requests, urllib3). Most runs never look an action up
-    (every bypass, every table without jobs), and they must not pay for importing it.
-    ``server_origin`` and ``api_url`` give the API root (``api_root``); a fixed ``root`` skips that.
-    """
-
-    def __init__(
-        self, token: str, *, server_origin: str = "", api_url: str | None = None, root: str = ""
-    ) -> None:
-        self._token = token
-        self._server_origin = server_origin
-        self._api_url = api_url
-        self._root = root
-        self._lock = threading.Lock()  # lookups may run in worker threads
-        self._fetch: ActionFetcher | None = None
-
-    def _fetcher(self) -> ActionFetcher:
-        with self._lock:
-            if self._fetch is None:
-                from .edges.github_api import api_root
-
-                root = self._root or api_root(self._server_origin, self._api_url)
-                # An unusable GITHUB_API_URL must not send the token to another host: no lookups.
-                self._fetch = (
-                    _no_action_metadata
-                    if root is None
-                    else _github_api(root, self._token).fetch_action
-                )
-            return self._fetch
-
-    def __call__(self, owner: str, repo: str, path: str, ref: str) -> ActionFile | str:
-        return self._fetcher()(owner, repo, path, ref)
-
-
-def _github_api(root: str, token: str) -> GitHubApi:
-    from .edges.github_api import GitHubApi
-
-    return GitHubApi(root, token)
-
-
-def _action_fetcher(server_origin: str, api_url: str | None, inputs: Inputs) -> ActionFetcher:
-    return _LazyActionFetcher(inputs.github_token, server_origin=server_origin, api_url=api_url)
+    return MetadataLookups(api_factory=make_api)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -569,7 +534,9 @@ def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
             temp_root=temp_root(environ),
             environ=environ,
             provenance_repository=c.LOCAL_REPOSITORY_NAME,
-            fetch_action=_LazyActionFetcher(token, root=c.GITHUB_DEFAULT_API_URL),
+            lookups=_lookups(
+                c.GITHUB_DEFAULT_SERVER_URL, environ.get(c.GITHUB_API_URL_ENV) or None, token
+            ),
             borrow_from=borrow_from,
             preview=True,
         )

@@ -564,6 +564,10 @@ GITHUB_DEFAULT_API_URL: Final = "https://api.github.com"
 GITHUB_ENTERPRISE_API_SUFFIX: Final = "/api/v3"
 GITHUB_ACCEPT: Final = "application/vnd.github+json"
 GITHUB_REQUEST_TIMEOUT_S: Final = 10.0
+# The metadata phase's GitHub lookups (external actions, other repositories' reusable
+# workflows): at most this many in flight, all within one overall bound.
+METADATA_LOOKUP_IN_FLIGHT: Final = 4
+METADATA_LOOKUP_BOUND_S: Final = 15.0
 GITHUB_BODY_CAP: Final = 2 * 1_048_576
 GITHUB_FILE_CAP: Final = 1_048_576
 
@@ -714,6 +718,8 @@ SUMMARY_MORE_TASKS_TEMPLATE: Final = "… {count} more tasks; see the report."
 # Local mode (spec §15).
 LOCAL_API_KEY_ENV: Final = "JEV_API_KEY"
 LOCAL_GITHUB_TOKEN_ENV: Final = "GITHUB_TOKEN"
+# GitHub's REST root; read in GitHub mode and, when set, in local mode too (same validation).
+GITHUB_API_URL_ENV: Final = "GITHUB_API_URL"
 
 # Analyzer (spec §14).
 ANALYSIS_FAILURE_TEMPLATE: Final = "jev-select: analysis failed ({code})."

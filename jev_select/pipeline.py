@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .core.evidence import ActionFile
     from .edges.git import GitSession
     from .edges.jev_client import Sender
+    from .edges.metadata_lookup import MetadataLookups
 
 __all__ = ["PlanResult", "Preview", "RunContext", "run_plan_pipeline"]
 
@@ -45,6 +46,8 @@ class RunContext:
     environ: Mapping[str, str] = attrs.field(repr=False)
     provenance_repository: str
     fetch_action: ActionFetcher = _no_external_actions
+    # GitHub lookups of the run (bounded and concurrent); when set, replaces ``fetch_action``.
+    lookups: MetadataLookups | None = None
     # Replaces the HTTP transport of the evaluation phase (evaluation replay); None means HTTPS.
     send: Sender | None = None
     # A merge_group queue commit planned against its base (merge-group: select): verified by
@@ -282,15 +285,41 @@ def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> M
     if needs_files and commits.metadata_sha != commits.base_sha:
         readable = session.ensure_commit(commits.metadata_sha)
 
+    texts: dict[str, bytes | None] = {}
+
     def read_file(path: str) -> bytes | None:
         if not readable:
             return None
-        return session.read_file_at(commits.metadata_sha, path, c.METADATA_FILE_CAP)
+        if path not in texts:
+            texts[path] = session.read_file_at(commits.metadata_sha, path, c.METADATA_FILE_CAP)
+        return texts[path]
 
-    return resolve_metadata(
-        inputs.tasks,
-        read_file=read_file,
-        fetch_action=run.fetch_action,
-        repository=run.provenance_repository,
-        commit=commits.metadata_sha,
-    )
+    lookups = run.lookups
+    if lookups is None:
+        return resolve_metadata(
+            inputs.tasks,
+            read_file=read_file,
+            fetch_action=run.fetch_action,
+            repository=run.provenance_repository,
+            commit=commits.metadata_sha,
+        )
+
+    def resolve() -> MetadataResult:
+        return resolve_metadata(
+            inputs.tasks,
+            read_file=read_file,
+            fetch_action=lookups.fetch_action,
+            fetch_workflow=lookups.fetch_workflow,
+            repository=run.provenance_repository,
+            commit=commits.metadata_sha,
+        )
+
+    # Each round fetches what the previous one asked for; a fetched reusable workflow can ask
+    # for more, one nesting level per round. Lookups still unanswered after the last round are
+    # missing, so their tasks keep gaps.
+    result = resolve()
+    for _ in range(c.REUSABLE_WORKFLOW_MAX_DEPTH + 1):
+        if not lookups.run_pending():
+            break
+        result = resolve()
+    return result

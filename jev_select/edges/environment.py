@@ -108,7 +108,7 @@ def read_github_context(environ: Mapping[str, str]) -> GitHubContext:
         repository=repository,
         sha=sha,
         server_origin=origin,
-        api_url=environ.get("GITHUB_API_URL") or None,
+        api_url=environ.get(c.GITHUB_API_URL_ENV) or None,
         event=event,
         output_path=output_path,
         summary_path=environ.get("GITHUB_STEP_SUMMARY") or None,

@@ -11,9 +11,10 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import threading
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
 from .. import contracts as c
@@ -23,7 +24,7 @@ from ..core.inputs import normalise_https_url
 from ..core.jsonutil import JsonError, strict_loads
 from ..errors import PlanningFailure
 from ..version import USER_AGENT
-from .httpio import BearerAuth, HttpFailure, bounded_request, run_with_deadline
+from .httpio import BearerAuth, HttpFailure, HttpTimeout, bounded_request, run_with_deadline
 
 __all__ = ["GitHubApi", "api_root", "api_root_from_environment", "usable_token"]
 
@@ -70,6 +71,43 @@ def _segment(text: str) -> str:
     return quote(text, safe="")
 
 
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class _Once(Generic[K, V]):
+    """A cache whose value per key is computed once, even by several threads at a time.
+
+    The first caller computes; the others wait for its result (bounded, because every request
+    is). A failure is not cached: the next caller computes again.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: dict[K, V] = {}
+        self._running: dict[K, threading.Event] = {}
+
+    def get(self, key: K, compute: Callable[[], V]) -> V:
+        while True:
+            with self._lock:
+                if key in self._values:
+                    return self._values[key]
+                event = self._running.get(key)
+                if event is None:
+                    event = self._running[key] = threading.Event()
+                    break
+            event.wait()
+        try:
+            value = compute()
+            with self._lock:
+                self._values[key] = value
+        finally:
+            with self._lock:
+                del self._running[key]
+            event.set()
+        return value
+
+
 class GitHubApi:
     """GitHub REST client for one run; action lookups are cached per ``repo@ref`` and path."""
 
@@ -85,8 +123,14 @@ class GitHubApi:
         self._auth = BearerAuth(token) if usable_token(token) else None
         self._clock = clock
         self._timeout = request_timeout
-        self._commits: dict[tuple[str, str, str], str | None] = {}
-        self._actions: dict[tuple[str, str, str, str], ActionFile | str] = {}
+        self._deadline: float | None = None
+        self._commits: _Once[tuple[str, str, str], str | None] = _Once()
+        self._actions: _Once[tuple[str, str, str, str], ActionFile | str] = _Once()
+        self._workflows: _Once[tuple[str, str, str, str], ActionFile | str] = _Once()
+
+    def set_deadline(self, deadline: float) -> None:
+        """Bound every later request by ``deadline`` (a ``clock`` reading) too."""
+        self._deadline = deadline
 
     def __repr__(self) -> str:
         return f"GitHubApi({self._root!r})"
@@ -98,7 +142,13 @@ class GitHubApi:
     def _get_json(self, path: str) -> Any:
         """GET ``<root>/<path>`` and parse it; raises ``HttpFailure`` or ``JsonError``."""
         url = f"{self._root}/{path}"
-        deadline = self._clock() + self._timeout
+        now = self._clock()
+        deadline = now + self._timeout
+        if self._deadline is not None and self._deadline < deadline:
+            deadline = self._deadline
+        seconds = deadline - now
+        if seconds <= 0:
+            raise HttpTimeout()
 
         def exchange() -> bytes:
             response = bounded_request(
@@ -112,7 +162,7 @@ class GitHubApi:
             )
             return response.body
 
-        return strict_loads(run_with_deadline(exchange, self._timeout))
+        return strict_loads(run_with_deadline(exchange, seconds))
 
     def get_pull(self, owner_repo: str, number: int) -> Mapping[str, Any]:
         """``GET repos/<owner>/<repo>/pulls/<n>``; any failure is ``pull-request-unavailable``."""
@@ -132,10 +182,34 @@ class GitHubApi:
         The ref is resolved to a commit first, then ``action.yml`` and, on any failure,
         ``action.yaml`` are read at that commit. The text is strict UTF-8, as stored.
         """
-        key = (owner, repo, subpath, ref)
-        if key not in self._actions:
-            self._actions[key] = self._fetch_action(owner, repo, subpath, ref)
-        return self._actions[key]
+        return self._actions.get(
+            (owner, repo, subpath, ref), lambda: self._fetch_action(owner, repo, subpath, ref)
+        )
+
+    def fetch_workflow(self, owner: str, repo: str, path: str, ref: str) -> ActionFile | str:
+        """The reusable workflow ``owner/repo/<path>@ref``, or ``"missing"``.
+
+        Resolved like an action: the ref to a commit, then the file at that commit.
+        """
+        return self._workflows.get(
+            (owner, repo, path, ref), lambda: self._fetch_workflow(owner, repo, path, ref)
+        )
+
+    def _fetch_workflow(self, owner: str, repo: str, path: str, ref: str) -> ActionFile | str:
+        segments = path.split("/")
+        if any(segment in ("", ".", "..") for segment in segments):
+            return _MISSING
+        sha = self._resolve_commit(owner, repo, ref)
+        if sha is None:
+            return _MISSING
+        text = self._read_contents(
+            f"repos/{_segment(owner)}/{_segment(repo)}/contents/"
+            + "/".join(_segment(segment) for segment in segments)
+            + f"?ref={sha}"
+        )
+        if text is None:
+            return _MISSING
+        return ActionFile(text=text, file_path=path, resolved_sha=sha)
 
     def _fetch_action(self, owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
         sha = self._resolve_commit(owner, repo, ref)
@@ -157,21 +231,20 @@ class GitHubApi:
         return _MISSING
 
     def _resolve_commit(self, owner: str, repo: str, ref: str) -> str | None:
-        key = (owner, repo, ref)
-        if key not in self._commits:
-            sha: str | None = None
-            try:
-                answer = self._get_json(
-                    f"repos/{_segment(owner)}/{_segment(repo)}/commits/{_segment(ref)}"
-                )
-            except (HttpFailure, JsonError):
-                answer = None
-            if isinstance(answer, dict):
-                value = answer.get(_FIELD_SHA)
-                if isinstance(value, str) and _SHA40.fullmatch(value) is not None:
-                    sha = value.lower()
-            self._commits[key] = sha
-        return self._commits[key]
+        return self._commits.get((owner, repo, ref), lambda: self._commit_of(owner, repo, ref))
+
+    def _commit_of(self, owner: str, repo: str, ref: str) -> str | None:
+        try:
+            answer = self._get_json(
+                f"repos/{_segment(owner)}/{_segment(repo)}/commits/{_segment(ref)}"
+            )
+        except (HttpFailure, JsonError):
+            return None
+        if isinstance(answer, dict):
+            value = answer.get(_FIELD_SHA)
+            if isinstance(value, str) and _SHA40.fullmatch(value) is not None:
+                return value.lower()
+        return None
 
     def _read_contents(self, path: str) -> str | None:
         try:

@@ -488,6 +488,7 @@ def test_an_unusable_api_url_sends_no_token_anywhere(monkeypatch: pytest.MonkeyP
     from jev_select import cli
     from jev_select.core.evidence import ActionFile
     from jev_select.core.inputs import parse_inputs
+    from jev_select.edges import github_api
 
     constructed: list[str] = []
 
@@ -495,17 +496,30 @@ def test_an_unusable_api_url_sends_no_token_anywhere(monkeypatch: pytest.MonkeyP
         def __init__(self, root: str, token: str) -> None:
             constructed.append(root)
 
+        def set_deadline(self, deadline: float) -> None:
+            pass
+
         def fetch_action(self, *_args: str) -> str:
             return ""
 
-    monkeypatch.setattr(cli, "_github_api", RecordingApi)
-    inputs = parse_inputs({"tasks": "{}", "github-token": TOKEN_SENTINEL})
-    fetch = cli._action_fetcher("https://ghes.example", "http://ghes.example/api/v3", inputs)
-    assert not isinstance(fetch("octo", "setup", "", "v1"), ActionFile)
-    assert not isinstance(fetch("octo", "cache", "", "v2"), ActionFile)
+        def fetch_workflow(self, *_args: str) -> str:
+            return ""
+
+    monkeypatch.setattr(github_api, "GitHubApi", RecordingApi)
+    token = parse_inputs({"tasks": "{}", "github-token": TOKEN_SENTINEL}).github_token
+    lookups = cli._lookups("https://ghes.example", "http://ghes.example/api/v3", token)
+    assert not isinstance(lookups.fetch_action("octo", "setup", "", "v1"), ActionFile)
+    assert lookups.run_pending() is True
+    assert not isinstance(lookups.fetch_action("octo", "setup", "", "v1"), ActionFile)
     assert constructed == []
-    cli._action_fetcher("https://ghes.example", None, inputs)("octo", "setup", "", "v1")
-    cli._action_fetcher("https://github.com", "https://API.github.com/", inputs)("o", "r", "", "v")
+    for origin, api_url in (
+        ("https://ghes.example", None),
+        ("https://github.com", "https://API.github.com/"),
+    ):
+        other = cli._lookups(origin, api_url, token)
+        assert constructed == [] or origin == "https://github.com"  # nothing before a lookup
+        other.fetch_action("o", "r", "", "v")
+        other.run_pending()
     assert constructed == ["https://ghes.example/api/v3", "https://api.github.com"]
 
 

@@ -433,12 +433,14 @@ def test_no_source_text_or_secret_is_published(scenario: Scenario) -> None:
 
 def test_github_api_requests_for_external_actions(scenario: Scenario) -> None:
     paths = [request.path for request in scenario.github_requests]
-    # One lookup per distinct action and ref, although acme/setup@v1 is used twice.
+    # One lookup per distinct action and ref, although acme/setup@v1 is used twice; the
+    # reusable workflow of another repository is looked up the same way (and is missing).
     assert sorted(paths) == sorted(
         [
             "/repos/acme/setup/commits/v1",
             f"/repos/acme/setup/contents/action.yml?ref={scenario.action_sha}",
             "/repos/acme/gone/commits/v1",
+            "/repos/octo-org/shared/commits/main",
         ]
     )
     for request in scenario.github_requests:

@@ -99,6 +99,13 @@ class FakeGitHub:
         self._routes: dict[str, FakeResponse] = {}
         self._scripted: dict[str, FakeResponse] = {}
         self._lock = threading.Lock()
+        # Seconds every answer waits before its status line; ``silent`` answers never (until
+        # the server closes). ``max_in_flight`` is the most requests handled at one time.
+        self.latency = 0.0
+        self.silent = False
+        self._closing = threading.Event()
+        self._in_flight = 0
+        self.max_in_flight = 0
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -140,6 +147,7 @@ class FakeGitHub:
         return self
 
     def __exit__(self, *_exc: object) -> None:
+        self._closing.set()
         self._server.shutdown()
         self._server.server_close()
         if self._tempdir is not None:
@@ -204,6 +212,21 @@ class FakeGitHub:
     # ---- serving ------------------------------------------------------------------------------
 
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+        try:
+            if self.silent:
+                self._closing.wait()
+                return
+            if self.latency:
+                self._closing.wait(self.latency)
+            self._answer(handler)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+    def _answer(self, handler: BaseHTTPRequestHandler) -> None:
         target = handler.path
         with self._lock:
             self.requests.append(

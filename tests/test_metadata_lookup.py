@@ -1,0 +1,119 @@
+"""GitHub lookups of the metadata phase: at most four in flight, one overall bound, once each."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cliutil import API_KEY_SENTINEL, run_cli
+from fakegithub import FakeGitHub
+from fakejev import FakeJev
+from gitrepo import GitRepo
+
+from jev_select import contracts as c
+from jev_select.core.evidence import ActionFile
+from jev_select.edges.github_api import GitHubApi
+from jev_select.edges.metadata_lookup import MetadataLookups
+
+
+def test_lookups_run_four_at_a_time_and_each_once() -> None:
+    with FakeGitHub() as github:
+        github.latency = 0.05
+        shas = {
+            name: github.add_action(f"acme/{name}", "v1", {"action.yml": f"name: {name}\n"})
+            for name in ("a", "b", "c", "d", "e", "f", "g", "h", "i", "j")
+        }
+        cache_sha = github.add_action(
+            "actions/cache",
+            "v4",
+            {"action.yml": "name: Cache\n", "restore/action.yml": "name: R\n"},
+        )
+        lookups = MetadataLookups(GitHubApi(github.url, ""))
+        asked = [("acme", name, "", "v1") for name in shas]
+        asked += [("actions", "cache", "", "v4"), ("actions", "cache", "restore", "v4")]
+        for key in asked + asked:  # asked twice before anything is fetched
+            assert lookups.fetch_action(*key) == "missing"
+        assert lookups.run_pending() is True
+        answers = [lookups.fetch_action(*key) for key in asked]
+        assert all(isinstance(answer, ActionFile) for answer in answers)
+        assert lookups.run_pending() is False
+        assert github.max_in_flight == c.METADATA_LOOKUP_IN_FLIGHT
+        # Both cache actions share one commit lookup, made once although both were in flight.
+        paths = github.paths()
+        assert paths.count("/repos/actions/cache/commits/v4") == 1
+        assert len(paths) == len(set(paths)) == 10 * 2 + 1 + 2
+        assert isinstance(answers[-1], ActionFile)
+        assert answers[-1].resolved_sha == cache_sha
+
+
+def test_past_the_bound_the_remaining_lookups_are_missing() -> None:
+    with FakeGitHub() as github:
+        github.silent = True
+        lookups = MetadataLookups(GitHubApi(github.url, ""), bound_s=0.3)
+        keys = [("acme", f"tool{n}", "", "v1") for n in range(9)]
+        for key in keys:
+            lookups.fetch_action(*key)
+        lookups.fetch_workflow("acme", "ci", ".github/workflows/x.yml", "v1")
+        assert lookups.run_pending() is True
+        assert [lookups.fetch_action(*key) for key in keys] == ["missing"] * 9
+        assert lookups.fetch_workflow("acme", "ci", ".github/workflows/x.yml", "v1") == "missing"
+        # Nothing else starts after the bound: at most the first four ever reached the server.
+        assert github.max_in_flight <= c.METADATA_LOOKUP_IN_FLIGHT
+        # A later round (a workflow fetched late asks for more) is already past the bound.
+        lookups.fetch_action("acme", "late", "", "v1")
+        assert lookups.run_pending() is True
+        assert lookups.fetch_action("acme", "late", "", "v1") == "missing"
+
+
+def test_without_an_api_every_lookup_is_missing() -> None:
+    lookups = MetadataLookups(None)
+    assert lookups.fetch_workflow("a", "b", "w.yml", "v1") == "missing"
+    assert lookups.run_pending() is True
+    assert lookups.run_pending() is False
+
+
+WORKFLOW = """\
+on: pull_request
+jobs:
+  unit:
+    steps:
+      - uses: acme/setup@v1
+      - run: make test
+"""
+
+
+def test_local_mode_uses_github_api_url(tmp_path: Path) -> None:
+    repo = GitRepo.init(tmp_path / "origin")
+    base = repo.commit({".github/workflows/ci.yml": WORKFLOW, "src/a.py": "a = 1\n"})
+    head = repo.commit({"src/a.py": "a = 2\n"}, parents=[base], branch="feature")
+    tasks = tmp_path / "tasks.yml"
+    tasks.write_text(
+        "unit:\n  description: Unit tests.\n  jobs:\n    - workflow: .github/workflows/ci.yml\n",
+        "utf-8",
+    )
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    with FakeJev(tls=True, scores=0.0) as jev, FakeGitHub(tls=True) as github:
+        github.add_action("acme/setup", "v1", {"action.yml": "name: Setup\n"})
+        bundle = tmp_path / "ca.pem"
+        bundle.write_text(
+            Path(jev.ca_bundle or "").read_text("ascii")
+            + Path(github.ca_bundle or "").read_text("ascii"),
+            "ascii",
+        )
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "TMPDIR": str(temp),
+            "JEV_API_KEY": API_KEY_SENTINEL,
+            "REQUESTS_CA_BUNDLE": str(bundle),
+            "GITHUB_API_URL": github.url,
+        }
+        args = ["plan", "--tasks-file", str(tasks), "--repo", str(repo.path)]
+        args += ["--base", base, "--head", head, "--api-base-url", jev.base_url]
+        completed = run_cli([*args, "--allow-external-context"], env)
+        assert completed.returncode == 0, completed.stderr
+        assert "/repos/acme/setup/commits/v1" in github.paths()
+    report_line = completed.stdout.splitlines()[-1]
+    report = json.loads(Path(report_line.removeprefix("report: ")).read_text("utf-8"))
+    assert report["job_metadata"]["unit"]["warnings"] == []
