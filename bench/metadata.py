@@ -1,4 +1,4 @@
-"""Time to resolve the metadata of 20 tasks over one workflow with 30 jobs.
+"""Time to resolve task metadata, from memory, from git, and through a slow GitHub API.
 
 Each task names two jobs and a context file; every job checks out with an external action, runs a
 local composite action and an npm script in its own package (whose script calls a second one).
@@ -7,7 +7,14 @@ and with every file read through ``git cat-file`` from a real repository, one pr
 as the product reads them. External action metadata comes from an in-memory snapshot, so no
 network time is included.
 
-    python bench/metadata.py [--runs 9]
+The lookup scenario times the whole metadata phase (``resolve_with_lookups``) for one task over
+a workflow with 40 jobs: 37 run steps that use 30 distinct external actions, 3 call reusable
+workflows of other repositories (each of whose jobs uses one more external action). The
+actions and workflows come from the fake GitHub API of the test suite, answering every request
+after 200 ms, and then from the same API never answering, where the overall lookup bound
+(15 s) must hold.
+
+    python bench/metadata.py [--runs 9] [--lookup-runs 5] [--silent-runs 2]
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from jev_select import contracts as c
 from jev_select.core.evidence import ActionFile, resolve_metadata
 from jev_select.core.inputs import parse_inputs
 from jev_select.edges.git import GitError, run_git, sanitised_environment
+from jev_select.edges.github_api import GitHubApi
+from jev_select.edges.metadata_lookup import MetadataLookups, resolve_with_lookups
 
 JOBS = 30
 TASKS = 20
@@ -89,10 +98,88 @@ def fetch_action(owner: str, repo: str, subpath: str, ref: str) -> ActionFile | 
     return CHECKOUT_METADATA if (owner, repo, ref) == ("actions", "checkout", CHECKOUT) else "x"
 
 
+LOOKUP_JOBS = 40
+REUSABLE = 3
+EXTERNAL_ACTIONS = 30
+LATENCY_S = 0.2
+
+
+def lookup_scenario(github: Any) -> tuple[dict[str, bytes], Any]:
+    """The repository files and task table of the lookup scenario, registered in ``github``."""
+    lines = ["on: pull_request", "jobs:"]
+    for index in range(LOOKUP_JOBS - REUSABLE):
+        action = index % EXTERNAL_ACTIONS
+        lines += [
+            f"  job{index}:",
+            "    runs-on: ubuntu-latest",
+            "    steps:",
+            f"      - uses: bench-org/action{action}@v1",
+            f"      - run: make check{index}",
+        ]
+    for index in range(REUSABLE):
+        lines += [
+            f"  call{index}:",
+            f"    uses: bench-org/shared{index}/.github/workflows/ci.yml@v1",
+        ]
+    for action in range(EXTERNAL_ACTIONS):
+        github.add_action(f"bench-org/action{action}", "v1", {"action.yml": f"name: A{action}\n"})
+    for index in range(REUSABLE):
+        called = (
+            "on: workflow_call\njobs:\n  build:\n    steps:\n"
+            f"      - uses: bench-org/tool{index}@v1\n      - run: make build\n"
+        )
+        github.add_action(f"bench-org/shared{index}", "v1", {".github/workflows/ci.yml": called})
+        github.add_action(f"bench-org/tool{index}", "v1", {"action.yml": f"name: T{index}\n"})
+    files = {".github/workflows/ci.yml": ("\n".join(lines) + "\n").encode("utf-8")}
+    table = "all:\n  description: Every job.\n  jobs:\n    - workflow: .github/workflows/ci.yml\n"
+    tasks = parse_inputs({c.INPUT_TASKS: table}, local_mode=True).tasks
+    return files, tasks
+
+
+def lookup_rows(lookup_runs: int, silent_runs: int) -> list[dict[str, Any]]:
+    from fakegithub import FakeGitHub
+
+    rows: list[dict[str, Any]] = []
+    with FakeGitHub() as github:
+        files, tasks = lookup_scenario(github)
+        for name, silent, count in (
+            ("answers in 200 ms", False, lookup_runs),
+            ("never answers", True, silent_runs),
+        ):
+            github.latency = LATENCY_S
+            github.silent = silent
+            samples = []
+            gaps = 0
+            requests_before = len(github.requests)
+            for _ in range(count):
+                lookups = MetadataLookups(GitHubApi(github.url, ""))
+                started = time.perf_counter()
+                result = resolve_with_lookups(
+                    tasks, read_file=files.get, lookups=lookups, repository="local", commit="0" * 40
+                )
+                samples.append((time.perf_counter() - started) * 1000)
+                metadata = result.evidence["all"].job_metadata or {}
+                gaps = len(metadata["warnings"])
+            rows.append(
+                {
+                    "api": name,
+                    "median_ms": median(samples),
+                    "max_ms": max(samples),
+                    "gaps": gaps,
+                    "requests_per_run": (len(github.requests) - requests_before) // count,
+                    "max_in_flight": github.max_in_flight,
+                }
+            )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=9)
-    runs = max(1, parser.parse_args().runs)
+    parser.add_argument("--lookup-runs", type=int, default=5)
+    parser.add_argument("--silent-runs", type=int, default=2)
+    arguments = parser.parse_args()
+    runs = max(1, arguments.runs)
     files = repository_files()
     tasks = parse_inputs({c.INPUT_TASKS: tasks_yaml()}, local_mode=True).tasks
     memory = {path: text.encode("utf-8") for path, text in files.items()}
@@ -153,7 +240,31 @@ def main() -> None:
             ],
         )
     )
-    path = write_results("metadata", {"runs": runs, "tasks": TASKS, "jobs": JOBS, "rows": rows})
+    lookups = lookup_rows(max(1, arguments.lookup_runs), max(1, arguments.silent_runs))
+    print(
+        f"Metadata phase, {LOOKUP_JOBS} jobs, {REUSABLE} reusable workflows, "
+        f"{EXTERNAL_ACTIONS} external actions, fake GitHub API"
+    )
+    print(
+        table(
+            ["GitHub API", "median ms", "max ms", "gaps", "requests", "max in flight"],
+            [
+                [
+                    row["api"],
+                    row["median_ms"],
+                    row["max_ms"],
+                    row["gaps"],
+                    row["requests_per_run"],
+                    row["max_in_flight"],
+                ]
+                for row in lookups
+            ],
+        )
+    )
+    path = write_results(
+        "metadata",
+        {"runs": runs, "tasks": TASKS, "jobs": JOBS, "rows": rows, "lookups": lookups},
+    )
     print(f"results: {path}")
 
 

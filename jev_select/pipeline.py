@@ -304,22 +304,12 @@ def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> M
             commit=commits.metadata_sha,
         )
 
-    def resolve() -> MetadataResult:
-        return resolve_metadata(
-            inputs.tasks,
-            read_file=read_file,
-            fetch_action=lookups.fetch_action,
-            fetch_workflow=lookups.fetch_workflow,
-            repository=run.provenance_repository,
-            commit=commits.metadata_sha,
-        )
+    from .edges.metadata_lookup import resolve_with_lookups
 
-    # Each round fetches what the previous one asked for; a fetched reusable workflow can ask
-    # for more, one nesting level per round. Lookups still unanswered after the last round are
-    # missing, so their tasks keep gaps.
-    result = resolve()
-    for _ in range(c.REUSABLE_WORKFLOW_MAX_DEPTH + 1):
-        if not lookups.run_pending():
-            break
-        result = resolve()
-    return result
+    return resolve_with_lookups(
+        inputs.tasks,
+        read_file=read_file,
+        lookups=lookups,
+        repository=run.provenance_repository,
+        commit=commits.metadata_sha,
+    )

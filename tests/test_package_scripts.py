@@ -131,6 +131,26 @@ def test_several_invocations_in_order() -> None:
     assert scan_command(command) == ScriptScan(("lint", "test", "e2e", "docs"))
 
 
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ('echo "Publishing the pnpm CLI from CI"', ()),
+        ("echo building with yarn 4 now", ()),
+        ("echo run npm test later", ()),
+        ("echo 'x' && pnpm lint", ("lint",)),
+        ("CI=1 FORCE_COLOR=0 pnpm lint", ("lint",)),
+        ("sudo -E env A=b yarn build", ()),  # "-E" is no prefix word: not a command start
+        ("time pnpm test", ("test",)),
+        ("out=$(pnpm lint)", ("lint",)),
+        ("xargs -n1 npm run build", ("build",)),  # an explicit run counts anywhere
+    ],
+)
+def test_implicit_forms_count_only_at_the_start_of_a_command(
+    command: str, expected: tuple[str, ...]
+) -> None:
+    assert scan_command(command) == ScriptScan(expected)
+
+
 def test_pnpm_recursive_flags_do_not_leak_into_other_tools() -> None:
     # "-r" belongs to pip here, not to pnpm.
     assert scan_command("pip install -r req.txt && pnpm lint") == ScriptScan(("lint",))

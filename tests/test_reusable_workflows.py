@@ -301,3 +301,14 @@ def test_expanded_jobs_fit_the_request_schema() -> None:
     assert list(validator.iter_errors(evidence)) == []
     evidence["jobs"][0]["jobs"][0]["steps"] = "not a list"
     assert len(list(validator.iter_errors(evidence))) == 1
+
+
+def test_the_self_repository_form_reads_this_repository() -> None:
+    caller = "on: push\njobs:\n  j:\n    uses: $/.github/workflows/lib.yml\n"
+    lib = "on: workflow_call\njobs:\n  k:\n    steps:\n      - uses: $/act\n"
+    world = World({WF: caller, LIB: lib, "act/action.yml": "name: Act\n"})
+    evidence, metadata = one(world.resolve((WF, "j")))
+    assert metadata["warnings"] == []
+    assert evidence["jobs"][0]["jobs"][0]["workflow"] == "$/.github/workflows/lib.yml"
+    # The action summary names the path it was read from.
+    assert evidence["actions"] == [{"name": "Act", "uses": "./act"}]

@@ -44,6 +44,9 @@ _DEFAULTS = "defaults"
 _WORKING_DIRECTORY = "working-directory"
 _CURRENT_DIRECTORY = "."
 _LOCAL_PREFIX = "./"
+# GitHub's self-repository form: the repository and commit of the file that says it. In this
+# repository's workflows that is the metadata commit, read like ``./``.
+_SELF_PREFIX = "$/"
 _CHECKOUT = "actions/checkout@"
 
 _KIND_WORKFLOW_JOB = c.PROVENANCE_KINDS[0]
@@ -105,6 +108,8 @@ def _checkout_path(step: Mapping[str, Any]) -> str | None:
 
 def _local_action(uses: str, checkouts: list[str]) -> str:
     """A local action under a sub-checkout of this repository, relative to the repository."""
+    if uses.startswith(_SELF_PREFIX):
+        return _LOCAL_PREFIX + uses[len(_SELF_PREFIX) :]
     for checkout in checkouts:
         prefix = f"{_LOCAL_PREFIX}{checkout}/"
         if uses.startswith(prefix) and len(uses) > len(prefix):
@@ -248,7 +253,9 @@ class JobsPhase:
             )
             step_uses = step.get(_USES)
             if isinstance(step_uses, str):
-                if step_uses.startswith(_LOCAL_PREFIX):
+                if source.resolved_sha is None and step_uses.startswith(
+                    (_LOCAL_PREFIX, _SELF_PREFIX)
+                ):
                     step_uses = _local_action(step_uses, checkouts)
                 merged = self.uses.setdefault(step_uses, {})
                 step_with = step.get(_WITH)
@@ -269,13 +276,14 @@ class JobsPhase:
         if len(chain) >= c.REUSABLE_WORKFLOW_MAX_DEPTH or is_dynamic(uses):
             return None
         source: JobSource
-        if uses.startswith(_LOCAL_PREFIX):
+        if uses.startswith((_LOCAL_PREFIX, _SELF_PREFIX)):
             if caller.resolved_sha is not None:
                 return None
-            document = self.files.workflow(uses)
+            document = self.files.workflow(_local_action(uses, []))
             if isinstance(document, str):
                 return None
-            source = self.local_source(uses, document)
+            source = self.local_source(_local_action(uses, []), document)
+            source = attrs.evolve(source, label=uses)
             identity = source.file
         else:
             remote = self.files.remote_workflow(uses)

@@ -257,6 +257,22 @@ _ELSEWHERE_COMMANDS: Final = {
 }
 
 
+_COMMAND_START = re.compile(r"[;&|(){}`\n]")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*\Z")
+_PREFIX_WORDS = frozenset({"sudo", "time", "exec", "env", "command", "nice"})
+
+
+def _at_command_start(before: str) -> bool:
+    """Whether a tool word after ``before`` starts a command (not text such as an echo's)."""
+    starts = list(_COMMAND_START.finditer(before))
+    words = before[starts[-1].end() :] if starts else before
+    return all(
+        word in _PREFIX_WORDS or _ASSIGNMENT.match(word) is not None
+        for word in _TOKEN_SPLIT.split(words)
+        if word
+    )
+
+
 def _changes_directory(command: str) -> bool:
     return _TOOL_WORD.search(command) is not None and (
         _DIRECTORY_CHANGE.search(command) is not None
@@ -286,8 +302,13 @@ def _words(tokens: list[str]) -> tuple[list[str], bool]:
     return words, elsewhere
 
 
-def _invocation(tool: str, tokens: list[str]) -> tuple[str | None, bool]:
-    """The script one invocation runs, and whether it runs it in an unknown directory."""
+def _invocation(tool: str, tokens: list[str], *, starts: bool) -> tuple[str | None, bool]:
+    """The script one invocation runs, and whether it runs it in an unknown directory.
+
+    ``starts`` is False when the tool word sits inside another command's arguments: only an
+    explicit ``run <name>`` counts there, so that prose such as ``echo "pnpm CLI"`` names no
+    script.
+    """
     words, elsewhere = _words(tokens)
     if not words:
         return None, False
@@ -298,6 +319,8 @@ def _invocation(tool: str, tokens: list[str]) -> tuple[str | None, bool]:
         return None, True
     if command in _RUN_WORDS[tool]:
         return (_script_name(words[1]) if len(words) > 1 else None), False
+    if not starts:
+        return None, False
     fixed = _FIXED_SCRIPTS[tool].get(command)
     if fixed is not None:
         return fixed, False
@@ -316,7 +339,8 @@ def scan_command(command: str) -> ScriptScan:
         end = _SEGMENT_END.search(rest)
         segment = rest[: end.start()] if end is not None else rest
         tokens = [token for token in _TOKEN_SPLIT.split(segment) if token]
-        name, elsewhere = _invocation(match.group(1), tokens)
+        starts = _at_command_start(command[: match.start()])
+        name, elsewhere = _invocation(match.group(1), tokens, starts=starts)
         if elsewhere:
             return ScriptScan(unresolved=True)
         if name is not None:

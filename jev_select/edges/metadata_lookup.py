@@ -19,19 +19,22 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from .. import contracts as c
-from ..core.evidence_files import ActionFile
 
-__all__ = ["LookupApi", "MetadataLookups"]
+if TYPE_CHECKING:
+    from ..core.evidence_files import ActionFile, ReadFile
+    from ..core.models import MetadataResult, TaskTable
+
+__all__ = ["LookupApi", "MetadataLookups", "resolve_with_lookups"]
 
 _MISSING = "missing"
 _ACTION = "action"
 _WORKFLOW = "workflow"
 
-_Key = tuple[str, str, str, str, str]  # kind, owner, repo, path, ref
-_Outcome = ActionFile | str
+_Key: TypeAlias = "tuple[str, str, str, str, str]"  # kind, owner, repo, path, ref
+_Outcome: TypeAlias = "ActionFile | str"
 
 
 class LookupApi(Protocol):
@@ -131,3 +134,37 @@ class MetadataLookups:
             queue.clear()  # nothing more starts once the bound has passed
             finished = dict(done)
         return {key: finished.get(key, _MISSING) for key in keys}
+
+
+def resolve_with_lookups(
+    tasks: TaskTable,
+    *,
+    read_file: ReadFile,
+    lookups: MetadataLookups,
+    repository: str,
+    commit: str,
+) -> MetadataResult:
+    """The metadata phase: build the evidence, fetch what it asked for, build it again.
+
+    Each round fetches what the previous one asked for; a fetched reusable workflow can ask for
+    more, one nesting level per round. Lookups still unanswered after the last round count as
+    missing, so their tasks keep gaps. ``read_file`` is called again in every round (cache it).
+    """
+    from ..core.evidence import resolve_metadata
+
+    def resolve() -> MetadataResult:
+        return resolve_metadata(
+            tasks,
+            read_file=read_file,
+            fetch_action=lookups.fetch_action,
+            fetch_workflow=lookups.fetch_workflow,
+            repository=repository,
+            commit=commit,
+        )
+
+    result = resolve()
+    for _ in range(c.REUSABLE_WORKFLOW_MAX_DEPTH + 1):
+        if not lookups.run_pending():
+            break
+        result = resolve()
+    return result
