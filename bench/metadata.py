@@ -137,7 +137,7 @@ def lookup_scenario(github: Any) -> tuple[dict[str, bytes], Any]:
 
 
 def lookup_rows(lookup_runs: int, silent_runs: int) -> list[dict[str, Any]]:
-    from fakegithub import FakeGitHub
+    from support.fakegithub import FakeGitHub
 
     rows: list[dict[str, Any]] = []
     with FakeGitHub() as github:

@@ -69,7 +69,6 @@ from .progress import Progress
 from .version import __version__
 
 if TYPE_CHECKING:
-    from .edges.github_api import GitHubApi
     from .edges.metadata_lookup import LookupApi, MetadataLookups
 
 __all__ = ["main"]

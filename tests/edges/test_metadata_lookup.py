@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cliutil import API_KEY_SENTINEL, run_cli
-from fakegithub import FakeGitHub
-from fakejev import FakeJev
-from gitrepo import GitRepo
+from support.cliutil import API_KEY_SENTINEL, run_cli
+from support.fakegithub import FakeGitHub
+from support.fakejev import FakeJev
+from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
 from jev_select.core.evidence import ActionFile
