@@ -148,6 +148,7 @@ def lookup_rows(lookup_runs: int, silent_runs: int) -> list[dict[str, Any]]:
         ):
             github.latency = LATENCY_S
             github.silent = silent
+            github.max_in_flight = 0
             samples = []
             gaps = 0
             requests_before = len(github.requests)
@@ -167,7 +168,9 @@ def lookup_rows(lookup_runs: int, silent_runs: int) -> list[dict[str, Any]]:
                     "max_ms": max(samples),
                     "gaps": gaps,
                     "requests_per_run": (len(github.requests) - requests_before) // count,
-                    "max_in_flight": github.max_in_flight,
+                    # A silent fake keeps connections the client gave up on open, so its count
+                    # is not the client's concurrency; only the answering case reports it.
+                    "max_in_flight": None if silent else github.max_in_flight,
                 }
             )
     return rows
@@ -255,7 +258,7 @@ def main() -> None:
                     row["max_ms"],
                     row["gaps"],
                     row["requests_per_run"],
-                    row["max_in_flight"],
+                    row["max_in_flight"] if row["max_in_flight"] is not None else "-",
                 ]
                 for row in lookups
             ],
