@@ -160,6 +160,7 @@ BUILTIN_COMMANDS: Final = {
             "restart",
             "rm",
             "root",
+            "runtime",
             "s",
             "se",
             "search",

@@ -64,6 +64,7 @@ RUNS_NO_SCRIPT = [
     "pnpm dlx create-vite",
     "pnpm store prune",
     "pnpm audit",
+    "pnpm runtime set node 22 --global",
     "pnpm install && pnpm exec playwright install",
     "yarn",
     "yarn install --immutable",
