@@ -1,20 +1,26 @@
 """Task metadata evidence (spec §7): workflows, actions, package scripts and context files.
 
-This module is pure apart from the two callables it is handed: ``read_file`` (raw bytes of a
-repository path at the metadata commit, or None) and ``fetch_action`` (an external action's
-metadata file, see ``github_api.GitHubApi.fetch_action``). Nothing found in metadata is executed.
+This module is pure apart from the callables it is handed: ``read_file`` (raw bytes of a
+repository path at the metadata commit, or None), ``fetch_action`` (an external action's
+metadata file) and ``fetch_workflow`` (another repository's reusable workflow); see
+``edges.metadata_lookup`` for the bounded lookups behind the last two. Nothing found in
+metadata is executed. The builder is split by concern: ``evidence_files`` (reading, decoding,
+parsing and caching), ``evidence_jobs`` (jobs, steps and reusable workflows),
+``workflow_shapes`` (which keys and step forms are understood) and ``package_scripts``.
 
 Per task, resolution runs in four phases, and gaps are recorded in that order (first seen, once):
 
-1. job references, in order (workflow, job and reusable-workflow gaps);
+1. job references, in order (workflow, job, shape and reusable-workflow gaps);
 2. actions, once per distinct ``uses`` in first-appearance order;
 3. package scripts, scanning each step's ``run`` in job and step order;
 4. context files, in the configured order.
 
 Public API:
 
-- ``resolve_metadata(tasks, *, read_file, fetch_action, repository, commit) -> MetadataResult``
-- ``MetadataFiles(read_file, fetch_action, *, repository, commit)``: cached, decoded file access at
+- ``resolve_metadata(tasks, *, read_file, fetch_action, repository, commit, fetch_workflow=None)
+  -> MetadataResult`` (with per-task ``notes`` explaining gaps to people)
+- ``MetadataFiles(read_file, fetch_action, *, repository, commit, fetch_workflow=None)``: cached,
+  decoded file access at
   one commit, shared by every task of a run (each file read, each workflow parsed, each action
   resolved at most once).
 - ``build_evidence(task, metadata_files) -> TaskMetadata``: the pure per-task builder; its
@@ -22,7 +28,7 @@ Public API:
   working-directory hints (spec §7.9), first-seen order.
 - ``ActionFile``: what ``fetch_action`` returns on success.
 - ``normalise_path(text) -> str | None``: the path normalisation of spec §7.5.
-- ``scan_command(command) -> ScriptScan``: the package-script scanner of spec §7.4.
+- ``scan_command(command) -> ScriptScan``: the package-script scanner (``package_scripts``).
 """
 
 from __future__ import annotations
