@@ -570,7 +570,8 @@ def _workflow_job_keys(repository: Repository, workflow: str) -> dict[str, str |
     if data is None:
         return {}
     try:
-        document = yamlstrict.load_strict(data.decode("utf-8-sig"))
+        # A workflow file, not the table: aliases are read as GitHub reads them.
+        document = yamlstrict.load_strict(data.decode("utf-8-sig"), aliases=True)
     except (yamlstrict.YamlStrictError, UnicodeDecodeError):
         return {}
     jobs = document.get("jobs") if isinstance(document, dict) else None

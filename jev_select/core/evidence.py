@@ -60,7 +60,10 @@ from .package_scripts import ScriptScan, scan_command
 
 __all__ = [
     "ActionFile",
+    "FetchAction",
+    "FetchWorkflow",
     "MetadataFiles",
+    "ReadFile",
     "ScriptScan",
     "TaskMetadata",
     "build_evidence",
