@@ -1,7 +1,7 @@
 """The layers hold: a pure core, no import cycle, and a library import without the I/O stack.
 
 ``jev_select/core`` may import the core, ``contracts``, ``errors`` and ``version`` of the package,
-the standard library's pure modules and value libraries (attrs, cattrs, PyYAML...), never an
+the standard library's pure modules and value libraries (attrs, PyYAML...), never an
 edge, the shell or a module that reaches the process, the clock, files or the network. Imports
 under ``if TYPE_CHECKING:`` do not run and do not count. Every check runs over a source tree, so
 the self-tests below plant a violation in a copy and watch the check fail.
