@@ -43,11 +43,6 @@ __all__ = [
     "run_results",
 ]
 
-_MODE = c.INPUT_MODE
-_STATUS = c.OUTPUT_STATUS
-_RUN = c.OUTPUT_RUN
-_SELECTED = c.OUTPUT_SELECTED
-
 
 def _positive_integer(text: str) -> int:
     if re.fullmatch(c.POSITIVE_INTEGER_PATTERN, text, re.ASCII) is None:
@@ -224,10 +219,10 @@ def plan_json(block: PlanBlock) -> dict[str, Any]:
         "baseSha": block.base_sha,
         "headSha": block.head_sha,
         "selectionHash": block.selection_hash,
-        _MODE: block.mode,
-        _STATUS: block.status,
-        _RUN: dict(block.run),
-        _SELECTED: list(block.selected),
+        c.PLAN_BLOCK_FIELD_MODE: block.mode,
+        c.PLAN_BLOCK_FIELD_STATUS: block.status,
+        c.PLAN_BLOCK_FIELD_RUN: dict(block.run),
+        c.PLAN_BLOCK_FIELD_SELECTED: list(block.selected),
     }
 
 

@@ -772,6 +772,28 @@ REPORT_FIELDS: Final = (
     "tasks",
     "observation",
 )
+# Document fields that spell the same word as an input or output name. Each document is its own
+# vocabulary, so each gets its own constants instead of borrowing the input's or the output's.
+# Report v5 (and its observation, chunk and request records):
+REPORT_FIELD_MODE: Final = "mode"
+REPORT_FIELD_MODEL: Final = "model"
+REPORT_FIELD_STATUS: Final = "status"
+REPORT_FIELD_TASKS: Final = "tasks"
+REPORT_TASK_PROPOSED_RUN: Final = "proposed_run"
+REPORT_TASK_RUN: Final = "run"
+REPORT_TASK_REASONS: Final = "reasons"
+# The plan block's JSON (schemas/plan-block.schema.json), also printed by ``read-block``:
+PLAN_BLOCK_FIELD_MODE: Final = "mode"
+PLAN_BLOCK_FIELD_STATUS: Final = "status"
+PLAN_BLOCK_FIELD_RUN: Final = "run"
+PLAN_BLOCK_FIELD_SELECTED: Final = "selected"
+# A results file (schemas/results.schema.json) and a shadow analysis:
+RESULTS_FIELD_TASKS: Final = "tasks"
+ANALYSIS_FIELD_STATUS: Final = "status"
+ANALYSIS_FIELD_FALLBACK: Final = "fallback"
+ANALYSIS_LABEL_TASKS: Final = "tasks"
+# A replay corpus case's labels.json:
+REPLAY_LABELS_FIELD_TASKS: Final = "tasks"
 SUMMARY_COUNT_TEMPLATE: Final = "{selected} of {total} tasks run. {sentence}"
 SUMMARY_TASK_TABLE_HEADER: Final = (
     "| Task | Effective | Proposed | Reasons | Details |\n| --- | --- | --- | --- | --- |"

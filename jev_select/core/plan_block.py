@@ -19,12 +19,6 @@ from .jsonutil import code_unit_key, pretty_json, strict_loads
 
 __all__ = ["PlanBlock", "read_plan_block", "render_plan_block"]
 
-# Block keys that equal names owned elsewhere in contracts: the block carries those very values.
-_MODE = c.INPUT_MODE
-_STATUS = c.OUTPUT_STATUS
-_RUN = c.OUTPUT_RUN
-_SELECTED = c.OUTPUT_SELECTED
-
 _OPENING = "<!-- " + c.PLAN_BLOCK_MARKER
 _CLOSING = "-->"
 _OPENING_LINE = re.compile(re.escape(_OPENING) + r"\r?\n")
@@ -78,8 +72,11 @@ def _block_payload(value: Mapping[str, Any]) -> str:
 
 def render_plan_block(report: Mapping[str, Any], engine_version: str) -> str:
     """The plan block for ``report``: marker line, 2-space JSON, ``-->`` and a final LF."""
-    tasks: Mapping[str, Mapping[str, Any]] = report[c.INPUT_TASKS]
-    run = {task_id: bool(tasks[task_id][_RUN]) for task_id in sorted(tasks, key=code_unit_key)}
+    tasks: Mapping[str, Mapping[str, Any]] = report[c.REPORT_FIELD_TASKS]
+    run = {
+        task_id: bool(tasks[task_id][c.REPORT_TASK_RUN])
+        for task_id in sorted(tasks, key=code_unit_key)
+    }
     payload = {
         "schemaVersion": c.PLAN_SCHEMA_VERSION,
         "engineVersion": engine_version,
@@ -88,10 +85,10 @@ def render_plan_block(report: Mapping[str, Any], engine_version: str) -> str:
         "baseSha": report["base_sha"],
         "headSha": report["head_sha"],
         "selectionHash": report["selection_hash"],
-        _MODE: report[_MODE],
-        _STATUS: report[_STATUS],
-        _RUN: run,
-        _SELECTED: [task_id for task_id, runs in run.items() if runs],
+        c.PLAN_BLOCK_FIELD_MODE: report[c.REPORT_FIELD_MODE],
+        c.PLAN_BLOCK_FIELD_STATUS: report[c.REPORT_FIELD_STATUS],
+        c.PLAN_BLOCK_FIELD_RUN: run,
+        c.PLAN_BLOCK_FIELD_SELECTED: [task_id for task_id, runs in run.items() if runs],
     }
     return f"{_OPENING}\n{_block_payload(payload)}\n{_CLOSING}\n"
 
@@ -122,10 +119,10 @@ def _parse(payload: Any) -> PlanBlock | None:
         shas.append(sha)
     if not _matches(c.HEX64_PATTERN, payload.get("selectionHash")):
         return None
-    mode, status = payload.get(_MODE), payload.get(_STATUS)
+    mode, status = payload.get(c.PLAN_BLOCK_FIELD_MODE), payload.get(c.PLAN_BLOCK_FIELD_STATUS)
     if mode not in c.MODES or status not in c.STATUSES:
         return None
-    run, selected = payload.get(_RUN), payload.get(_SELECTED)
+    run, selected = payload.get(c.PLAN_BLOCK_FIELD_RUN), payload.get(c.PLAN_BLOCK_FIELD_SELECTED)
     if not isinstance(run, dict) or not isinstance(selected, list):
         return None
     if not all(_matches(c.TASK_ID_PATTERN, key) and type(v) is bool for key, v in run.items()):

@@ -22,11 +22,6 @@ from .plan_view import highest_score, task_details, task_gaps
 __all__ = ["Summary", "log_line", "render_outputs", "render_summary", "render_terminal"]
 
 # Report keys that equal names owned elsewhere in contracts (the report records those values).
-_MODE = c.INPUT_MODE
-_MODEL = c.INPUT_MODEL
-_TASKS = c.INPUT_TASKS
-_STATUS = c.OUTPUT_STATUS
-_RUN = c.OUTPUT_RUN
 
 _MATRIX_INCLUDE = "include"
 _MATRIX_TASK = "task"
@@ -112,13 +107,13 @@ def _task_details(report: Mapping[str, Any], task_id: str) -> str:
 
 
 def _task_row(task_id: str, decision: Mapping[str, Any], details: str) -> str:
-    effective = c.SUMMARY_WORD_RUN if decision[_RUN] else c.SUMMARY_WORD_SKIP
-    proposed_run = decision["proposed_run"]
+    effective = c.SUMMARY_WORD_RUN if decision[c.REPORT_TASK_RUN] else c.SUMMARY_WORD_SKIP
+    proposed_run = decision[c.REPORT_TASK_PROPOSED_RUN]
     if proposed_run is None:
         proposed = c.SUMMARY_NULL_CELL
     else:
         proposed = c.SUMMARY_WORD_RUN if proposed_run else c.SUMMARY_WORD_SKIP
-    reasons = ", ".join(_code(reason) for reason in decision["reasons"])
+    reasons = ", ".join(_code(reason) for reason in decision[c.REPORT_TASK_REASONS])
     return f"| {_code(task_id)} | {effective} | {proposed} | {reasons} | {details} |"
 
 
@@ -126,7 +121,7 @@ def _group_row(chunk: Mapping[str, Any]) -> str:
     byte_range = c.SUMMARY_BYTE_RANGE_TEMPLATE.format(
         start=_cell(chunk["start_byte"]), end=_cell(chunk["end_byte"])
     )
-    model = chunk[_MODEL]
+    model = chunk[c.REPORT_FIELD_MODEL]
     duration = chunk["duration_ms"]
     probabilities = chunk["probabilities"]
     if probabilities:
@@ -140,7 +135,7 @@ def _group_row(chunk: Mapping[str, Any]) -> str:
     cells = [
         _cell(chunk["index"]),
         byte_range,
-        _cell(chunk[_STATUS]),
+        _cell(chunk[c.REPORT_FIELD_STATUS]),
         _code(model) if model is not None else c.SUMMARY_NULL_CELL,
         _whole_ms(duration) if duration is not None else c.SUMMARY_NULL_CELL,
         scores,
@@ -168,7 +163,7 @@ def _detail_lines(report: Mapping[str, Any]) -> list[str]:
                 changed_path_count=_cell(count if count is not None else c.SUMMARY_NULL_CELL),
             )
         )
-    model = report[_MODEL]
+    model = report[c.REPORT_FIELD_MODEL]
     returned = model["returned"]
     lines.append(
         c.SUMMARY_MODEL_TEMPLATE.format(
@@ -183,7 +178,7 @@ def _detail_lines(report: Mapping[str, Any]) -> list[str]:
     else:
         lines.append(
             c.SUMMARY_OBSERVATION_TEMPLATE.format(
-                status=_cell(observation[_STATUS]),
+                status=_cell(observation[c.REPORT_FIELD_STATUS]),
                 strategy=_cell(observation["strategy"]),
                 groups=len(observation["chunks"]),
             )
@@ -237,10 +232,10 @@ def render_summary(
     ``engine_version`` defaults to the installed package version. ``notes`` (task ID to
     explanations of its metadata gaps) are listed with the details.
     """
-    status, mode = report[_STATUS], report[_MODE]
-    tasks: Mapping[str, Mapping[str, Any]] = report[_TASKS]
+    status, mode = report[c.REPORT_FIELD_STATUS], report[c.REPORT_FIELD_MODE]
+    tasks: Mapping[str, Mapping[str, Any]] = report[c.REPORT_FIELD_TASKS]
     task_ids = _sorted_ids(tasks)
-    selected = sum(1 for task_id in task_ids if tasks[task_id][_RUN])
+    selected = sum(1 for task_id in task_ids if tasks[task_id][c.REPORT_TASK_RUN])
     if status == c.STATUS_PLANNED and mode == c.MODE_SHADOW:
         sentence = c.SUMMARY_SHADOW_SENTENCE
     else:
@@ -322,12 +317,15 @@ def render_terminal(
     the metadata gaps that made the task mandatory; ``notes`` (task ID to explanations of its
     gaps) follow the table.
     """
-    tasks: Mapping[str, Mapping[str, Any]] = report[_TASKS]
+    tasks: Mapping[str, Mapping[str, Any]] = report[c.REPORT_FIELD_TASKS]
     task_ids = _sorted_ids(tasks)
-    selected = sum(1 for task_id in task_ids if tasks[task_id][_RUN])
+    selected = sum(1 for task_id in task_ids if tasks[task_id][c.REPORT_TASK_RUN])
     lines = [
         c.LOG_LINE_TEMPLATE.format(
-            status=report[_STATUS], mode=report[_MODE], selected=selected, total=len(task_ids)
+            status=report[c.REPORT_FIELD_STATUS],
+            mode=report[c.REPORT_FIELD_MODE],
+            selected=selected,
+            total=len(task_ids),
         )
     ]
     rows = [list(c.TERMINAL_COLUMNS)]
@@ -336,9 +334,9 @@ def render_terminal(
         rows.append(
             [
                 task_id,
-                c.TERMINAL_YES if decision[_RUN] else c.TERMINAL_NO,
-                _terminal_proposed(decision["proposed_run"]),
-                ", ".join(decision["reasons"]),
+                c.TERMINAL_YES if decision[c.REPORT_TASK_RUN] else c.TERMINAL_NO,
+                _terminal_proposed(decision[c.REPORT_TASK_PROPOSED_RUN]),
+                ", ".join(decision[c.REPORT_TASK_REASONS]),
                 task_details(report, task_id, tasks=table, changed_paths=changed_paths),
             ]
         )

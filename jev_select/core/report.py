@@ -22,11 +22,6 @@ __all__ = ["build_report", "report_text", "validate_report"]
 
 # Report keys that happen to equal names owned elsewhere in contracts: the report records the
 # very value published under that name.
-_MODE = c.INPUT_MODE
-_MODEL = c.INPUT_MODEL
-_TASKS = c.INPUT_TASKS
-_STATUS = c.OUTPUT_STATUS
-_RUN = c.OUTPUT_RUN
 
 # Written key order of one job_metadata entry (spec §7.8).
 _METADATA_KEY_ORDER = (
@@ -61,8 +56,8 @@ def _plain(value: Any) -> Any:
 def _request_json(request: RequestRecord) -> dict[str, Any]:
     return {
         "task_ids": list(request.task_ids),
-        _STATUS: request.status,
-        _MODEL: request.model,
+        c.REPORT_FIELD_STATUS: request.status,
+        c.REPORT_FIELD_MODEL: request.model,
         "usage": _usage(request.usage),
         "duration_ms": request.duration_ms,
         "error": request.error,
@@ -78,11 +73,11 @@ def _chunk_json(chunk: ChunkRecord) -> dict[str, Any]:
         "diff_hash": chunk.diff_hash,
         "state_hash": chunk.state_hash,
         "diff_bytes": chunk.diff_bytes,
-        _STATUS: chunk.status,
+        c.REPORT_FIELD_STATUS: chunk.status,
         "probabilities": (
             _sorted_mapping(chunk.probabilities) if chunk.probabilities is not None else None
         ),
-        _MODEL: chunk.model,
+        c.REPORT_FIELD_MODEL: chunk.model,
         "usage": _usage(chunk.usage),
         "duration_ms": chunk.duration_ms,
         "error": chunk.error,
@@ -95,7 +90,7 @@ def _observation_json(observation: Observation | None) -> dict[str, Any] | None:
         return None
     return {
         "strategy": observation.strategy,
-        _STATUS: observation.status,
+        c.REPORT_FIELD_STATUS: observation.status,
         "chunks": [_chunk_json(chunk) for chunk in observation.chunks],
     }
 
@@ -137,9 +132,9 @@ def build_report(
         diff_base_sha = commits.diff_base_sha
     tasks = {
         task_id: {
-            "proposed_run": decision.proposed_run,
-            _RUN: decision.run,
-            "reasons": list(decision.reasons),
+            c.REPORT_TASK_PROPOSED_RUN: decision.proposed_run,
+            c.REPORT_TASK_RUN: decision.run,
+            c.REPORT_TASK_REASONS: list(decision.reasons),
         }
         for task_id, decision in _sorted_mapping(plan.decisions).items()
     }
@@ -161,9 +156,9 @@ def build_report(
         "diff_hash": change_set.diff_hash if change_set is not None else None,
         "diff_bytes": change_set.diff_bytes if change_set is not None else None,
         "changed_path_count": change_set.changed_path_count if change_set is not None else None,
-        _MODE: plan.mode,
-        _STATUS: plan.status,
-        _MODEL: {
+        c.REPORT_FIELD_MODE: plan.mode,
+        c.REPORT_FIELD_STATUS: plan.status,
+        c.REPORT_FIELD_MODEL: {
             "requested": model_requested,
             "expected": model_expected,
             "returned": model_returned,
@@ -174,7 +169,7 @@ def build_report(
             "total": durations_ms.get("total"),
         },
         "usage": _usage(usage),
-        _TASKS: tasks,
+        c.REPORT_FIELD_TASKS: tasks,
         "observation": _observation_json(observation),
     }
     return {field: values[field] for field in c.REPORT_FIELDS}
@@ -210,21 +205,24 @@ def _full(pattern: str, value: Any) -> bool:
 
 
 def _invariants_hold(report: Mapping[str, Any]) -> bool:
-    status = report[_STATUS]
-    mode = report[_MODE]
-    tasks: Mapping[str, Mapping[str, Any]] = report[_TASKS]
+    status = report[c.REPORT_FIELD_STATUS]
+    mode = report[c.REPORT_FIELD_MODE]
+    tasks: Mapping[str, Mapping[str, Any]] = report[c.REPORT_FIELD_TASKS]
     for task_id, decision in tasks.items():
         if not _full(c.TASK_ID_PATTERN, task_id):
             return False
         everything_runs = status != c.STATUS_PLANNED or mode == c.MODE_SHADOW
-        if everything_runs and decision[_RUN] is not True:
+        if everything_runs and decision[c.REPORT_TASK_RUN] is not True:
             return False
         if status == c.STATUS_PLANNED:
             # Planned means every decision was complete: nothing is left undecided, and in
             # enforce mode the effective run is exactly the proposal.
-            if decision["proposed_run"] is None:
+            if decision[c.REPORT_TASK_PROPOSED_RUN] is None:
                 return False
-            if mode == c.MODE_ENFORCE and decision[_RUN] != decision["proposed_run"]:
+            if (
+                mode == c.MODE_ENFORCE
+                and decision[c.REPORT_TASK_RUN] != decision[c.REPORT_TASK_PROPOSED_RUN]
+            ):
                 return False
     for field in ("metadata_sha", "base_sha", "head_sha", "tested_sha"):
         if not _full(c.SHA40_PATTERN, report[field]):
@@ -241,9 +239,9 @@ def _observation_coherent(observation: Mapping[str, Any], diff_bytes: int | None
     expected_strategy = c.STRATEGY_WHOLE_DIFF if len(chunks) == 1 else c.STRATEGY_CHUNKED_DIFF
     if observation["strategy"] != expected_strategy:
         return False
-    all_completed = all(chunk[_STATUS] == c.GROUP_COMPLETED for chunk in chunks)
+    all_completed = all(chunk[c.REPORT_FIELD_STATUS] == c.GROUP_COMPLETED for chunk in chunks)
     expected_status = c.OBSERVATION_COMPLETE if all_completed else c.OBSERVATION_INCOMPLETE
-    if observation[_STATUS] != expected_status:
+    if observation[c.REPORT_FIELD_STATUS] != expected_status:
         return False
     position = 0
     for index, chunk in enumerate(chunks):

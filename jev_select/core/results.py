@@ -32,7 +32,6 @@ __all__ = [
     "validate_results",
 ]
 
-_TASKS = c.INPUT_TASKS
 _SUCCESS, _FAILURE, _CANCELLED, _SKIPPED = c.TASK_RESULTS
 
 
@@ -115,7 +114,7 @@ def build_results(
     A task with several jobs gets the worst of their results and the sum of their durations; a
     task without a job is ``skipped`` with duration 0.
     """
-    task_ids = sorted(report[_TASKS], key=code_unit_key)
+    task_ids = sorted(report[c.REPORT_FIELD_TASKS], key=code_unit_key)
     collected: dict[str, list[JobOutcome]] = {task_id: [] for task_id in task_ids}
     for job in jobs:
         task_id = task_for_job(job.name, task_ids, job_map)
@@ -128,7 +127,7 @@ def build_results(
             "result": _worst(job.result for job in outcomes) if outcomes else _SKIPPED,
             "duration_ms": sum(job.duration_ms for job in outcomes),
         }
-    return {"tested_sha": report["tested_sha"], _TASKS: tasks}
+    return {"tested_sha": report["tested_sha"], c.RESULTS_FIELD_TASKS: tasks}
 
 
 def parse_job_map(value: Any) -> dict[str, str]:

@@ -24,17 +24,11 @@ __all__ = [
     "analyze_shadow",
 ]
 
-# Names that equal strings owned by contracts: the analysis reports those very values.
-_TASKS = c.INPUT_TASKS
-_RUN = c.OUTPUT_RUN
-_MODE = c.INPUT_MODE
-_STATUS = c.OUTPUT_STATUS
-_FALLBACK = c.STATUS_FALLBACK
 _SUCCESS, _FAILURE, _CANCELLED, _SKIPPED = c.TASK_RESULTS
 _UNKNOWN = c.FAILURE_CLASSIFICATIONS[-1]
 
 # Results file keys (schemas/results.schema.json).
-_RESULTS_KEYS = frozenset(("tested_sha", _TASKS, "relevant_tasks"))
+_RESULTS_KEYS = frozenset(("tested_sha", c.RESULTS_FIELD_TASKS, "relevant_tasks"))
 _RESULT_KEY = "result"
 _DURATION_KEY = "duration_ms"
 _CLASSIFICATION_KEY = "classification"
@@ -63,21 +57,21 @@ def _report_is_valid_shadow(report: Any) -> bool:
     """
     if not isinstance(report, Mapping) or type(report.get("version")) is not int:
         return False
-    if report.get(_MODE) != c.MODE_SHADOW:
+    if report.get(c.REPORT_FIELD_MODE) != c.MODE_SHADOW:
         return False
-    tasks = report.get(_TASKS)
+    tasks = report.get(c.REPORT_FIELD_TASKS)
     if not isinstance(tasks, Mapping):
         return False
     relaxed_tasks = {
         task_id: (
-            {**decision, _RUN: True}
-            if isinstance(decision, Mapping) and isinstance(decision.get(_RUN), bool)
+            {**decision, c.REPORT_TASK_RUN: True}
+            if isinstance(decision, Mapping) and isinstance(decision.get(c.REPORT_TASK_RUN), bool)
             else decision
         )
         for task_id, decision in tasks.items()
     }
     try:
-        validate_report({**report, _TASKS: relaxed_tasks})
+        validate_report({**report, c.REPORT_FIELD_TASKS: relaxed_tasks})
     except PlanningFailure:
         return False
     return True
@@ -91,7 +85,7 @@ def _check_measurement(report: Any, results: Any) -> None:
     tested_sha = results.get("tested_sha")
     if not isinstance(tested_sha, str) or tested_sha != report["tested_sha"]:
         raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT)
-    if not isinstance(results.get(_TASKS), Mapping):
+    if not isinstance(results.get(c.RESULTS_FIELD_TASKS), Mapping):
         raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT)
 
 
@@ -132,19 +126,21 @@ def analyze_shadow(report: Mapping[str, Any], results: Mapping[str, Any]) -> dic
     code. Every list in the result is in code-unit order.
     """
     _check_measurement(report, results)
-    decisions: Mapping[str, Mapping[str, Any]] = report[_TASKS]
-    task_results: Mapping[str, Any] = results[_TASKS]
+    decisions: Mapping[str, Mapping[str, Any]] = report[c.REPORT_FIELD_TASKS]
+    task_results: Mapping[str, Any] = results[c.RESULTS_FIELD_TASKS]
     task_ids = set(decisions)
     if set(task_results) != task_ids:
         raise AnalysisError(c.ANALYSIS_TASK_RESULTS_MISMATCH)
     relevant = _check_labels(results, task_ids)
     if not all(_well_formed_result(task_results[task_id]) for task_id in task_ids):
         raise AnalysisError(c.ANALYSIS_INVALID_TASK_RESULT)
-    if not all(decision[_RUN] is True for decision in decisions.values()):
+    if not all(decision[c.REPORT_TASK_RUN] is True for decision in decisions.values()):
         raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_EFFECTIVE_SELECTION)
 
     would_skip = _ordered(
-        task_id for task_id, decision in decisions.items() if decision["proposed_run"] is False
+        task_id
+        for task_id, decision in decisions.items()
+        if decision[c.REPORT_TASK_PROPOSED_RUN] is False
     )
     misses: dict[str, list[str]] = {name: [] for name in c.FAILURE_CLASSIFICATIONS}
     for task_id in would_skip:
@@ -157,8 +153,8 @@ def analyze_shadow(report: Mapping[str, Any], results: Mapping[str, Any]) -> dic
     return {
         "tested_sha": report["tested_sha"],
         "selection_hash": report["selection_hash"],
-        _STATUS: report[_STATUS],
-        _FALLBACK: report[_STATUS] == c.STATUS_FALLBACK,
+        c.ANALYSIS_FIELD_STATUS: report[c.REPORT_FIELD_STATUS],
+        c.ANALYSIS_FIELD_FALLBACK: report[c.REPORT_FIELD_STATUS] == c.STATUS_FALLBACK,
         "tasks_total": len(task_ids),
         "tasks_would_skip": would_skip,
         "duration_ms_would_skip": duration,
@@ -185,7 +181,9 @@ def aggregate(analyses: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             misses[name] += len(analysis["failures_would_miss"][name])
     return {
         _AGGREGATE_REPORTS: len(analyses),
-        _AGGREGATE_FALLBACKS: sum(1 for analysis in analyses if analysis[_FALLBACK]),
+        _AGGREGATE_FALLBACKS: sum(
+            1 for analysis in analyses if analysis[c.ANALYSIS_FIELD_FALLBACK]
+        ),
         "tasks_total": sum(analysis["tasks_total"] for analysis in analyses),
         "tasks_would_skip": sum(len(analysis["tasks_would_skip"]) for analysis in analyses),
         "duration_ms_would_skip": duration,
@@ -229,8 +227,8 @@ def analysis_table(analysis: Mapping[str, Any]) -> str:
         ("FIELD", "VALUE"),
         ("tested commit", analysis["tested_sha"]),
         ("selection hash", analysis["selection_hash"]),
-        (_STATUS, analysis[_STATUS]),
-        (_TASKS, str(analysis["tasks_total"])),
+        (c.ANALYSIS_FIELD_STATUS, analysis[c.ANALYSIS_FIELD_STATUS]),
+        (c.ANALYSIS_LABEL_TASKS, str(analysis["tasks_total"])),
         ("would skip", _ids(analysis["tasks_would_skip"])),
         ("would-skip duration (ms, summed)", _number(analysis["duration_ms_would_skip"])),
     ]
@@ -262,7 +260,7 @@ def aggregate_table(view: Mapping[str, Any]) -> str:
         rows.append(
             (
                 analysis["tested_sha"][:12],
-                analysis[_STATUS],
+                analysis[c.ANALYSIS_FIELD_STATUS],
                 str(analysis["tasks_total"]),
                 str(len(analysis["tasks_would_skip"])),
                 _number(analysis["duration_ms_would_skip"]),
@@ -275,7 +273,7 @@ def aggregate_table(view: Mapping[str, Any]) -> str:
     rows.append(
         (
             f"total ({view[_AGGREGATE_REPORTS]})",
-            f"{view[_AGGREGATE_FALLBACKS]} {_FALLBACK}",
+            f"{view[_AGGREGATE_FALLBACKS]} {c.STATUS_FALLBACK}",
             str(view["tasks_total"]),
             str(view["tasks_would_skip"]),
             _number(view["duration_ms_would_skip"]),

@@ -62,9 +62,6 @@ _DETERMINISTIC_TREE = (
 )
 _GIT_CAP = 16 * 1_048_576
 
-# labels.json lists its tasks under the key the task table input uses.
-_TASKS = c.INPUT_TASKS
-
 
 class ReplayFailure(CodedError):
     """The replay cannot vouch for its figures. Carries a code and, when known, the case ID."""
@@ -135,7 +132,11 @@ def _load_case(corpus_dir: Path, entry: Any) -> Case:
     if not isinstance(inputs, dict) or not all(isinstance(v, str) for v in inputs.values()):
         raise invalid
     labels_document = read_json(directory / LABELS_FILE, invalid)
-    labelled = labels_document.get(_TASKS) if isinstance(labels_document, dict) else None
+    labelled = (
+        labels_document.get(c.REPLAY_LABELS_FIELD_TASKS)
+        if isinstance(labels_document, dict)
+        else None
+    )
     if not isinstance(labelled, dict):
         raise invalid
     labels: dict[str, str] = {}

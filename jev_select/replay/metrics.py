@@ -18,12 +18,6 @@ from .corpus import Case
 # ---------------------------------------------------------------------------------------------
 
 
-# Report keys read here; several are also input or output names owned by the contracts module.
-_TASKS = c.INPUT_TASKS
-_STATUS = c.OUTPUT_STATUS
-_PROPOSED = "proposed_run"
-
-
 @attrs.frozen
 class CaseOutcome:
     """What the pipeline proposed for one case at each threshold."""
@@ -34,12 +28,13 @@ class CaseOutcome:
     synthetic_used: int
 
     def proposals(self, threshold: float) -> dict[str, bool | None]:
-        tasks = self.reports[threshold][_TASKS]
-        return {task_id: tasks[task_id][_PROPOSED] for task_id in tasks}
+        tasks = self.reports[threshold][c.REPORT_FIELD_TASKS]
+        return {task_id: tasks[task_id][c.REPORT_TASK_PROPOSED_RUN] for task_id in tasks}
 
     def statuses(self) -> dict[str, str]:
         return {
-            format_number(threshold): report[_STATUS] for threshold, report in self.reports.items()
+            format_number(threshold): report[c.REPORT_FIELD_STATUS]
+            for threshold, report in self.reports.items()
         }
 
 
@@ -169,7 +164,7 @@ def render_table(result: ReplayResult) -> str:
     ]
     lines += _table(rows)
     lines.append("")
-    case_rows = [["case", "split", "answers", "synthetic", _STATUS]]
+    case_rows = [["case", "split", "answers", "synthetic", c.REPORT_FIELD_STATUS]]
     for outcome in result.outcomes:
         statuses = sorted(set(outcome.statuses().values()))
         case_rows.append(

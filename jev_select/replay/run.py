@@ -57,11 +57,8 @@ _OFFLINE_KEY = "offline-replay"
 
 _WORKERS = 4
 
-# Report keys read here; several are also input or output names owned by the contracts module.
-_TASKS = c.INPUT_TASKS
-_STATUS = c.OUTPUT_STATUS
-_MODEL = c.INPUT_MODEL
-_USAGE = c.RESPONSE_FIELD_USAGE
+# Report keys read here (the ones that spell an input or output name are in contracts).
+_USAGE = "usage"
 _OBSERVATION = "observation"
 _OBSERVATION_ERROR = "observation_error"
 _DIFF_HASH = "diff_hash"
@@ -133,14 +130,14 @@ def expected_of(outcome: CaseOutcome) -> dict[str, Any]:
     first = next(iter(outcome.reports.values()))
     return {
         _DIFF_HASH: first[_DIFF_HASH],
-        _MODEL: first[_MODEL],
+        c.REPORT_FIELD_MODEL: first[c.REPORT_FIELD_MODEL],
         _USAGE: first[_USAGE],
         _OBSERVATION_ERROR: first[_OBSERVATION_ERROR],
         _OBSERVATION: _without_durations(first[_OBSERVATION]),
         "plans": {
             format_number(threshold): {
-                _STATUS: report[_STATUS],
-                _TASKS: report[_TASKS],
+                c.REPORT_FIELD_STATUS: report[c.REPORT_FIELD_STATUS],
+                c.REPORT_FIELD_TASKS: report[c.REPORT_FIELD_TASKS],
             }
             for threshold, report in outcome.reports.items()
         },
@@ -200,7 +197,7 @@ def _campaign_document(result: ReplayResult, model: str) -> dict[str, Any]:
     return {
         "version": CAMPAIGN_VERSION,
         "synthetic": result.synthetic_answers == result.answers,
-        _MODEL: model,
+        c.REPORT_FIELD_MODEL: model,
         "cases": [outcome.case.id for outcome in result.outcomes],
         "metrics": result.metrics,
     }
@@ -332,7 +329,7 @@ def replay_corpus(
     with concurrent.futures.ThreadPoolExecutor(max_workers=_WORKERS) as executor:
         outcomes = list(executor.map(one, cases))
     model = (
-        next(iter(outcomes[-1].reports.values()))[_MODEL]["expected"]
+        next(iter(outcomes[-1].reports.values()))[c.REPORT_FIELD_MODEL]["expected"]
         if outcomes
         else c.DEFAULT_MODEL
     )
