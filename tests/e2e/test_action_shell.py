@@ -753,7 +753,8 @@ def lock_pins() -> dict[str, tuple[str, list[str]]]:
             assert re.fullmatch(c.HEX64_PATTERN, digest), digest
             pins[current][1].append(digest)
             continue
-        match = re.fullmatch(r"([A-Za-z0-9._-]+)==([A-Za-z0-9.+!-]+)", line)
+        # An environment marker (``; python_full_version < '3.13'``) keeps the pin exact.
+        match = re.fullmatch(r"([A-Za-z0-9._-]+)==([A-Za-z0-9.+!-]+)(?: ; [^;]+)?", line)
         assert match, f"only exact pins belong in the lock: {line!r}"
         current = str(canonicalize_name(match.group(1)))
         assert current not in pins, f"{current} pinned twice"
