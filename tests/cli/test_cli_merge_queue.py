@@ -459,3 +459,44 @@ def test_merge_group_is_validated_after_tested_ref(tmp_path: Path, jev: FakeJev)
     env = queue_env(tmp_path, queue, jev, inputs={"merge-group": "bogus", "skip-below": ".5"})
     result = run(env, queue)
     assert result.stdout.endswith(f"::error::{input_error_message(c.INPUT_MERGE_GROUP)}\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# select with tasks-file: the table comes from the queue's base
+# ---------------------------------------------------------------------------------------------
+
+TABLE_PATH = ".github/jev-tasks.yml"
+
+
+def tasks_file_queue(root: Path, changes: Mapping[Any, Any]) -> Queue:
+    queue = Queue(root, {})
+    repo = queue.repo
+    # The table lives in the repository at the base; the queued change is built on top of it.
+    queue.base = repo.commit({TABLE_PATH: TASKS}, parents=[queue.base], branch="main")
+    queue.pr_head = repo.commit(changes, parents=[queue.base], branch="pr-7")
+    queue.commit = repo.merge(queue.base, queue.pr_head)
+    repo.set_ref(queue.head_ref, queue.commit)
+    return queue
+
+
+def test_tasks_file_is_read_at_the_queue_base(tmp_path: Path, jev: FakeJev) -> None:
+    queue = tasks_file_queue(tmp_path, CODE_CHANGE)
+    env = queue_env(tmp_path, queue, jev, inputs={"tasks": "", "tasks-file": TABLE_PATH})
+    result = run(env, queue)
+    assert result.code == 0, result.stdout
+    assert result.outputs["status"] == c.STATUS_PLANNED
+    assert result.outputs["run"] == '{"docs":false,"lint":true,"unit":true}'
+    assert len(jev.requests) == 1
+
+
+def test_tasks_file_edited_in_the_queue_is_protected(tmp_path: Path, jev: FakeJev) -> None:
+    jev.scores = 0.0
+    edited = TASKS.replace("Lints every source file.", "Lints nothing at all.")
+    queue = tasks_file_queue(tmp_path, {TABLE_PATH: edited})
+    env = queue_env(tmp_path, queue, jev, inputs={"tasks": "", "tasks-file": TABLE_PATH})
+    result = run(env, queue)
+    assert result.code == 0, result.stdout
+    assert result.outputs["status"] == c.STATUS_BYPASSED
+    assert result.outputs["run"] == ALL_TRUE
+    for decision in result.report["tasks"].values():
+        assert c.REASON_PROTECTED_PATH in decision["reasons"]
