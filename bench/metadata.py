@@ -32,7 +32,7 @@ from support.gitrepo import GitRepo
 from jev_select import contracts as c
 from jev_select.core.evidence import ActionFile, resolve_metadata
 from jev_select.core.inputs import parse_inputs
-from jev_select.edges.git import GitError, run_git, sanitised_environment
+from jev_select.edges.git_runner import GitError, run_git, sanitised_environment
 from jev_select.edges.github_api import GitHubApi
 from jev_select.edges.metadata_lookup import MetadataLookups, resolve_with_lookups
 

@@ -23,7 +23,12 @@ from .core.check import (
     problems_text,
 )
 from .core.evidence import ActionFile
-from .edges.git import is_git_repository, local_file_at, local_tree_paths, resolve_local_revision
+from .edges.git_local import (
+    is_git_repository,
+    local_file_at,
+    local_tree_paths,
+    resolve_local_revision,
+)
 from .edges.github_api import GitHubApi, api_root
 
 __all__ = ["register_check", "run_check"]

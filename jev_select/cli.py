@@ -41,7 +41,7 @@ from .edges.environment import (
     read_github_context,
     temp_root,
 )
-from .edges.git import (
+from .edges.git_local import (
     default_local_base,
     is_git_repository,
     local_merge_parents,

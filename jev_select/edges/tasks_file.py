@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .. import contracts as c
-from .git import GitError, GitSession
+from .git import GitSession
+from .git_runner import GitError
 
 __all__ = ["read_tasks_file"]
 

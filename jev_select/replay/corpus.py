@@ -18,7 +18,7 @@ from ..core.jsonutil import (
     JsonError,
     strict_loads,
 )
-from ..edges.git import GitError, run_git, sanitised_environment
+from ..edges.git_runner import GitError, run_git, sanitised_environment
 from ..edges.remotes import normalise_remote
 from ..errors import CodedError
 

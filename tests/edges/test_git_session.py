@@ -11,17 +11,19 @@ import pytest
 from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
-from jev_select.edges.git import (
-    GitCommandFailed,
-    GitOutputTooLarge,
-    GitSession,
-    credential_header,
+from jev_select.edges.git import GitSession
+from jev_select.edges.git_local import (
     default_local_base,
     is_git_repository,
-    is_object_id,
     local_merge_parents,
-    parse_commit_parents,
     resolve_local_revision,
+)
+from jev_select.edges.git_runner import (
+    GitCommandFailed,
+    GitOutputTooLarge,
+    credential_header,
+    is_object_id,
+    parse_commit_parents,
     run_git,
     sanitised_environment,
 )

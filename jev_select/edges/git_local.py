@@ -1,0 +1,198 @@
+"""Local mode: read-only queries on the user's repository (spec §15).
+
+Each query is one ``git`` command run by the isolated runner in the user's repository, under the
+sanitised environment; none writes there or reads its configuration, hooks or attributes. A
+question git cannot answer is None, never an error. The object store a session may borrow
+(git alternates, spec §6.3) is found here too, and written in the form git reads back exactly.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+from .. import contracts as c
+from .git_runner import (
+    LOWER_OBJECT_ID,
+    SMALL_OUTPUT_CAP,
+    GitError,
+    is_object_id,
+    parse_commit_parents,
+    run_git,
+    sanitised_environment,
+)
+
+__all__ = [
+    "alternates_line",
+    "default_local_base",
+    "is_git_repository",
+    "local_file_at",
+    "local_merge_parents",
+    "local_object_directory",
+    "local_tree_paths",
+    "resolve_local_revision",
+]
+
+
+def _local_answer(
+    repo: str, args: Sequence[str], environ: Mapping[str, str] | None
+) -> bytes | None:
+    environment = sanitised_environment(os.environ if environ is None else environ)
+    if not os.path.isdir(repo):
+        return None
+    try:
+        return run_git(args, cwd=repo, environment=environment, cap=SMALL_OUTPUT_CAP)
+    except GitError:
+        return None
+
+
+def _single_object_id(output: bytes | None) -> str | None:
+    if output is None:
+        return None
+    text = output.decode("ascii", "replace").strip()
+    return text if LOWER_OBJECT_ID.fullmatch(text) else None
+
+
+def is_git_repository(path: str, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``path`` is inside a git repository (work tree or bare)."""
+    return _local_answer(path, ["rev-parse", "--git-dir"], environ) is not None
+
+
+def resolve_local_revision(repo: str, rev: str, environ: Mapping[str, str]) -> str | None:
+    """The commit ``rev`` names in ``repo`` (``git rev-parse --verify <rev>^{commit}``)."""
+    if not rev or rev.startswith("-") or any(ord(character) < 0x20 for character in rev):
+        return None
+    output = _local_answer(repo, ["rev-parse", "--verify", "--quiet", rev + "^{commit}"], environ)
+    return _single_object_id(output)
+
+
+def _unique_local_merge_base(
+    repo: str, first: str, second: str, environ: Mapping[str, str]
+) -> str | None:
+    output = _local_answer(repo, ["merge-base", "--all", first, second], environ)
+    if output is None:
+        return None
+    bases = output.decode("ascii", "replace").split()
+    if len(bases) != 1 or LOWER_OBJECT_ID.fullmatch(bases[0]) is None:
+        return None
+    return bases[0]
+
+
+def default_local_base(repo: str, environ: Mapping[str, str]) -> str | None:
+    """Unique merge base of ``HEAD`` and ``origin/HEAD``, or of ``HEAD`` and ``main``."""
+    head = resolve_local_revision(repo, "HEAD", environ)
+    if head is None:
+        return None
+    upstream = resolve_local_revision(repo, "origin/HEAD", environ)
+    if upstream is None:
+        upstream = resolve_local_revision(repo, "main", environ)
+    if upstream is None:
+        return None
+    return _unique_local_merge_base(repo, head, upstream, environ)
+
+
+def _local_path_answer(repo: str, args: Sequence[str], environ: Mapping[str, str]) -> str | None:
+    # A path may contain any byte but NUL, even a newline: only git's own final newline goes.
+    output = _local_answer(repo, args, environ)
+    if output is None or not output.endswith(b"\n") or b"\0" in output:
+        return None
+    path = os.fsdecode(output[:-1])
+    return path if os.path.isabs(path) else None
+
+
+def local_object_directory(repo: str, environ: Mapping[str, str]) -> str | None:
+    """The object directory a session may borrow from ``repo``, or None when it may not.
+
+    ``repo`` is a work tree (or a directory inside one), a linked worktree or a bare repository;
+    the objects live in its common git directory. A shallow repository is not borrowed from: its
+    history is cut on purpose. Only ``git rev-parse`` runs in ``repo``, under the sanitised
+    environment, as for revisions.
+    """
+    common = _local_path_answer(
+        repo, ["rev-parse", "--path-format=absolute", "--git-common-dir"], environ
+    )
+    if common is None:
+        return None
+    if _local_answer(repo, ["rev-parse", "--is-shallow-repository"], environ) != b"false\n":
+        return None
+    objects = os.path.join(common, "objects")
+    if not os.path.isdir(objects):
+        return None
+    return objects
+
+
+def alternates_line(objects: str) -> bytes:
+    """One line of an ``objects/info/alternates`` file naming ``objects``.
+
+    Always written C-quoted, which git reads since 2.11, so that a path starting with ``#`` or a
+    quote, or holding a newline or a backslash, still names exactly that directory.
+    """
+    quoted = bytearray(b'"')
+    for byte in os.fsencode(objects):
+        if byte in (0x22, 0x5C):
+            quoted += b"\\" + bytes([byte])
+        elif byte < 0x20 or byte == 0x7F:
+            quoted += b"\\%03o" % byte
+        else:
+            quoted.append(byte)
+    return bytes(quoted) + b'"\n'
+
+
+def local_merge_parents(
+    repo: str, sha: str, environ: Mapping[str, str] | None = None
+) -> tuple[str, ...] | None:
+    """The parents of commit ``sha`` in ``repo``, or None when it cannot be read."""
+    if not is_object_id(sha):
+        return None
+    environment = sanitised_environment(os.environ if environ is None else environ)
+    if not os.path.isdir(repo):
+        return None
+    try:
+        output = run_git(
+            ["cat-file", "commit", sha], cwd=repo, environment=environment, cap=c.GIT_COMMIT_CAP
+        )
+    except GitError:
+        return None
+    return parse_commit_parents(output)
+
+
+def local_file_at(
+    repo: str, commit: str, path: str, cap: int, environ: Mapping[str, str] | None = None
+) -> bytes | None:
+    """The bytes of ``path`` at ``commit`` in ``repo``; None if missing, unreadable or over cap."""
+    if not is_object_id(commit) or not path or "\0" in path or not os.path.isdir(repo):
+        return None
+    environment = sanitised_environment(os.environ if environ is None else environ)
+    try:
+        return run_git(
+            ["cat-file", "blob", f"{commit}:{path}"], cwd=repo, environment=environment, cap=cap
+        )
+    except GitError:
+        return None
+
+
+def local_tree_paths(
+    repo: str, commit: str, environ: Mapping[str, str] | None = None
+) -> tuple[str, ...] | None:
+    """Every file path of ``commit``'s tree in ``repo`` (UTF-8 paths only), or None."""
+    if not is_object_id(commit) or not os.path.isdir(repo):
+        return None
+    environment = sanitised_environment(os.environ if environ is None else environ)
+    try:
+        output = run_git(
+            ["ls-tree", "-r", "-z", "--name-only", "--full-tree", commit],
+            cwd=repo,
+            environment=environment,
+            cap=c.CHECK_TREE_CAP,
+        )
+    except GitError:
+        return None
+    paths: list[str] = []
+    for raw in output.split(b"\0"):
+        if not raw:
+            continue
+        try:
+            paths.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+    return tuple(paths)
