@@ -14,14 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import contracts as c
-from .core.check import (
-    Problem,
-    Repository,
-    check_exit_code,
-    check_table,
-    problems_json,
-    problems_text,
-)
+from .core.check import check_table
+from .core.check_problems import Problem, check_exit_code, problems_json, problems_text
+from .core.check_repository import Repository
 from .core.evidence import ActionFile
 from .edges.git_local import (
     is_git_repository,

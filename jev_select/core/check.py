@@ -12,33 +12,20 @@ none from the text checks (a test holds both directions).
 
 from __future__ import annotations
 
-import difflib
-import json
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-import attrs
-from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.nodes import Node
 
 from .. import contracts as c
 from ..errors import InputError
 from . import yamlstrict
-from .evidence import FetchAction, ReadFile, resolve_metadata
+from .check_problems import ERROR, Located, Problem, ProblemLog, closest, sorted_problems
+from .check_repository import Repository, check_repository
 from .models import TaskTable
-from .tasks import compile_glob, match_force_paths, parse_tasks
+from .tasks import compile_glob, parse_tasks
 
-__all__ = [
-    "Problem",
-    "Repository",
-    "check_exit_code",
-    "check_table",
-    "problems_json",
-    "problems_text",
-]
-
-ERROR = c.CHECK_SEVERITY_ERROR
-WARNING = c.CHECK_SEVERITY_WARNING
+__all__ = ["check_table"]
 
 _YAML_KINDS = {
     yamlstrict.KIND_SYNTAX: (c.CHECK_YAML_SYNTAX, "YAML syntax error"),
@@ -82,142 +69,14 @@ _JOB_REF_FIELDS = (c.JOB_REF_FIELD_WORKFLOW, c.JOB_REF_FIELD_JOB)
 _RESERVED_FOLDED = frozenset(task_id.lower() for task_id in c.RESERVED_TASK_IDS)
 _FILE_PATH_FORBIDDEN = frozenset("\\\x00\r\n")
 _GLOB_FORBIDDEN = frozenset("\x00\r\n\u2028\u2029")
-_GAP_CODE = re.compile(c.CHECK_CODE_PATTERN)
 
 
-@attrs.frozen
-class Problem:
-    """One finding. ``line`` and ``column`` are 1-based; ``None`` when there is no position."""
-
-    severity: str
-    code: str
-    message: str
-    task: str | None = None
-    field: str | None = None
-    line: int | None = None
-    column: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "severity": self.severity,
-            "code": self.code,
-            "task": self.task,
-            "field": self.field,
-            "line": self.line,
-            "column": self.column,
-            "message": self.message,
-        }
-
-
-@attrs.frozen
-class Repository:
-    """What a check may know about the repository at one commit."""
-
-    commit: str
-    paths: tuple[str, ...]  # every file path at the commit
-    read_file: ReadFile  # a path at the commit -> bytes, or None
-    fetch_action: FetchAction
-    repository: str = c.LOCAL_REPOSITORY_NAME
-
-
-class _Positions:
-    """Maps character offsets of the trimmed text back to lines and columns of the file."""
-
-    def __init__(self, text: str, offset: int) -> None:
-        prefix = text[:offset]
-        self._lines = 0
-        self._column = 0
-        # PyYAML's own line counting: CR LF is one break, and a BOM takes no column.
-        for index, character in enumerate(prefix):
-            following = text[index + 1] if index + 1 < len(text) else ""
-            if character in "\n\x85\u2028\u2029" or (character == "\r" and following != "\n"):
-                self._lines += 1
-                self._column = 0
-            elif character != "\ufeff":
-                self._column += 1
-        self._trimmed = text[offset:]
-
-    def of_mark(self, line: int, column: int) -> tuple[int, int]:
-        if line == 0:
-            column += self._column
-        return self._lines + line + 1, column + 1
-
-    def of_index(self, index: int | None) -> tuple[int, int]:
-        if index is None:
-            return 1, 1
-        line = 0
-        column = 0
-        text = self._trimmed
-        for position in range(min(index, len(text))):
-            character = text[position]
-            following = text[position + 1] if position + 1 < len(text) else ""
-            if character in "\n\x85\u2028\u2029" or (character == "\r" and following != "\n"):
-                line += 1
-                column = 0
-            elif character != "\ufeff":
-                column += 1
-        return self.of_mark(line, column)
-
-
-class _Located:
-    """A constructed value and its node, walked side by side (keys keep document order)."""
-
-    def __init__(self, value: Any, node: Node | None) -> None:
-        self.value = value
-        self.node = node
-
-    def items(self) -> list[tuple[str, Node | None, _Located]]:
-        """(key, key node, located value) of a mapping, in document order."""
-        pairs = self.node.value if isinstance(self.node, MappingNode) else []
-        result: list[tuple[str, Node | None, _Located]] = []
-        for index, (key, value) in enumerate(self.value.items()):
-            key_node, value_node = pairs[index] if index < len(pairs) else (None, None)
-            result.append((key, key_node, _Located(value, value_node)))
-        return result
-
-    def elements(self) -> list[_Located]:
-        nodes = self.node.value if isinstance(self.node, SequenceNode) else []
-        return [
-            _Located(item, nodes[index] if index < len(nodes) else None)
-            for index, item in enumerate(self.value)
-        ]
-
-
-class _Checker:
-    def __init__(self, text: str, offset: int) -> None:
-        self.positions = _Positions(text, offset)
-        self.problems: list[Problem] = []
-
-    def add(
-        self,
-        code: str,
-        message: str,
-        node: Node | None,
-        *,
-        task: str | None = None,
-        field: str | None = None,
-        severity: str = ERROR,
-    ) -> None:
-        line, column = (
-            self.positions.of_mark(node.start_mark.line, node.start_mark.column)
-            if node is not None and node.start_mark is not None
-            else (None, None)
-        )
-        self.problems.append(
-            Problem(
-                severity=severity,
-                code=code,
-                message=message,
-                task=task,
-                field=field,
-                line=line,
-                column=column,
-            )
-        )
+class _Checker(ProblemLog):
+    """The text checks: the table's grammar, field by field."""
 
     # -- the table ------------------------------------------------------------------------
 
-    def table(self, document: _Located) -> None:
+    def table(self, document: Located) -> None:
         if not isinstance(document.value, dict):
             self.add(
                 c.CHECK_NOT_A_MAPPING,
@@ -233,7 +92,7 @@ class _Checker:
             self.task_id(task_id, key_node, seen)
             self.task(task_id, key_node, body)
 
-    def _enclosing_key(self, task_id: str, key_node: Node | None, body: _Located) -> bool:
+    def _enclosing_key(self, task_id: str, key_node: Node | None, body: Located) -> bool:
         # `tasks: {unit: {...}}`: a wrapper key whose entries all look like tasks.
         value = body.value
         if not isinstance(value, dict) or not value or set(value) & set(c.TASK_FIELDS):
@@ -280,7 +139,7 @@ class _Checker:
             return
         seen[folded] = task_id
 
-    def task(self, task_id: str, key_node: Node | None, body: _Located) -> None:
+    def task(self, task_id: str, key_node: Node | None, body: Located) -> None:
         if not isinstance(body.value, dict):
             self.add(
                 c.CHECK_TASK_NOT_A_MAPPING,
@@ -290,12 +149,12 @@ class _Checker:
             )
             return
         suggested_description = False
-        fields: dict[str, tuple[Node | None, _Located]] = {}
+        fields: dict[str, tuple[Node | None, Located]] = {}
         for field, field_node, value in body.items():
             if field in c.TASK_FIELDS:
                 fields[field] = (field_node, value)
                 continue
-            suggestion = _closest(field, c.TASK_FIELDS)
+            suggestion = closest(field, c.TASK_FIELDS)
             suggested_description |= suggestion == c.TASK_FIELD_DESCRIPTION
             self.add(
                 c.CHECK_UNKNOWN_FIELD,
@@ -325,7 +184,7 @@ class _Checker:
         if c.TASK_FIELD_FORCE_PATHS in fields:
             self.path_list(task_id, c.TASK_FIELD_FORCE_PATHS, fields[c.TASK_FIELD_FORCE_PATHS][1])
 
-    def description(self, task_id: str, _key: Node | None, value: _Located) -> None:
+    def description(self, task_id: str, _key: Node | None, value: Located) -> None:
         field = c.TASK_FIELD_DESCRIPTION
         if not isinstance(value.value, str):
             self.add(
@@ -344,7 +203,7 @@ class _Checker:
                 field=field,
             )
 
-    def always(self, task_id: str, value: _Located) -> None:
+    def always(self, task_id: str, value: Located) -> None:
         if isinstance(value.value, bool):
             return
         field = c.TASK_FIELD_ALWAYS
@@ -353,7 +212,7 @@ class _Checker:
             message += f' ("{value.value}" is text in the table\'s YAML 1.2; write true or false)'
         self.add(c.CHECK_WRONG_TYPE, message, value.node, task=task_id, field=field)
 
-    def jobs(self, task_id: str, key_node: Node | None, value: _Located) -> None:
+    def jobs(self, task_id: str, key_node: Node | None, value: Located) -> None:
         field = c.TASK_FIELD_JOBS
         if not isinstance(value.value, list):
             self.add(
@@ -377,7 +236,7 @@ class _Checker:
         for item in value.elements():
             self.job_ref(task_id, item)
 
-    def job_ref(self, task_id: str, item: _Located) -> None:
+    def job_ref(self, task_id: str, item: Located) -> None:
         field = c.TASK_FIELD_JOBS
         if not isinstance(item.value, dict):
             self.add(
@@ -389,13 +248,13 @@ class _Checker:
                 field=field,
             )
             return
-        entries: dict[str, tuple[Node | None, _Located]] = {}
+        entries: dict[str, tuple[Node | None, Located]] = {}
         suggested_workflow = False
         for key, key_node, entry in item.items():
             if key in _JOB_REF_FIELDS:
                 entries[key] = (key_node, entry)
                 continue
-            suggestion = _closest(key, _JOB_REF_FIELDS)
+            suggestion = closest(key, _JOB_REF_FIELDS)
             suggested_workflow |= suggestion == c.JOB_REF_FIELD_WORKFLOW
             self.add(
                 c.CHECK_UNKNOWN_FIELD,
@@ -444,7 +303,7 @@ class _Checker:
                     field=field,
                 )
 
-    def path_list(self, task_id: str, field: str, value: _Located) -> None:
+    def path_list(self, task_id: str, field: str, value: Located) -> None:
         globs = field == c.TASK_FIELD_FORCE_PATHS
         noun = "globs" if globs else "file paths"
         if not isinstance(value.value, list):
@@ -477,11 +336,6 @@ class _Checker:
                     field=field,
                 )
             seen.add(item.value)
-
-
-def _closest(word: str, choices: Sequence[str]) -> str | None:
-    matches = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
-    return matches[0] if matches else None
 
 
 def _unknown_field_message(field: str, suggestion: str | None, known: Sequence[str]) -> str:
@@ -535,183 +389,6 @@ def _glob_defect(value: object) -> str | None:
     return reason
 
 
-# ---------------------------------------------------------------------------------------------
-# Repository checks
-# ---------------------------------------------------------------------------------------------
-
-
-def _node_at(document: _Located, *path: str | int) -> Node | None:
-    current: _Located | None = document
-    for step in path:
-        if current is None:
-            return None
-        if isinstance(step, int):
-            if not isinstance(current.value, list):
-                return None
-            elements = current.elements()
-            current = elements[step] if step < len(elements) else None
-        else:
-            if not isinstance(current.value, dict):
-                return None
-            current = next((value for key, _node, value in current.items() if key == step), None)
-    return current.node if current is not None else None
-
-
-def _gap_code(gap: str) -> tuple[str, str]:
-    name, _, detail = gap.partition(":")
-    if _GAP_CODE.fullmatch(name) is None:
-        return c.CHECK_METADATA_GAP, gap
-    return name, detail
-
-
-def _workflow_job_keys(repository: Repository, workflow: str) -> dict[str, str | None]:
-    """Job key -> job ``name:`` of a workflow at the commit; empty when it cannot be read."""
-    data = repository.read_file(workflow.removeprefix("./"))
-    if data is None:
-        return {}
-    try:
-        # A workflow file, not the table: aliases are read as GitHub reads them.
-        document = yamlstrict.load_strict(data.decode("utf-8-sig"), aliases=True)
-    except (yamlstrict.YamlStrictError, UnicodeDecodeError):
-        return {}
-    jobs = document.get("jobs") if isinstance(document, dict) else None
-    if not isinstance(jobs, dict):
-        return {}
-    return {
-        key: (
-            body.get("name")
-            if isinstance(body, dict) and isinstance(body.get("name"), str)
-            else None
-        )
-        for key, body in jobs.items()
-    }
-
-
-def _job_suggestion(repository: Repository, workflow: str, job: str) -> str:
-    keys = _workflow_job_keys(repository, workflow)
-    named = [key for key, name in keys.items() if name is not None and name == job]
-    if named:
-        return f'; "{job}" is the name of job "{named[0]}": reference the job key'
-    folded = [key for key, name in keys.items() if name is not None and name.lower() == job.lower()]
-    if folded:
-        return f'; did you mean job "{folded[0]}" (named "{keys[folded[0]]}")?'
-    closest = _closest(job, list(keys))
-    if closest is not None:
-        return f'; did you mean "{closest}"?'
-    if keys:
-        return "; the jobs are " + ", ".join(f'"{key}"' for key in list(keys)[:10])
-    return ""
-
-
-def _gap_message(code: str, detail: str, repository: Repository) -> str:
-    if code == "workflow-missing":
-        return f'workflow "{detail}" does not exist at {repository.commit[:12]}'
-    if code == "workflow-invalid":
-        return f'workflow "{detail}" is not a YAML mapping the strict loader accepts'
-    if code == "workflow-jobs-missing":
-        return f'workflow "{detail}" has no jobs'
-    if code == "job-missing":
-        workflow, _, job = detail.rpartition("#")
-        return f'job "{job}" does not exist in "{workflow}"' + _job_suggestion(
-            repository, workflow, job
-        )
-    if code == "context-file-missing":
-        return (
-            f'context file "{detail}" does not exist at {repository.commit[:12]} '
-            "(or is over 1 MiB, or not UTF-8)"
-        )
-    if code == "context-file-dynamic":
-        return f'context file "{detail}" holds an expression or is not a normalised path'
-    return (
-        f"metadata gap {code}" + (f' "{detail}"' if detail else "") + "; the task will always run"
-    )
-
-
-def _gap_node(document: _Located, task_id: str, code: str, detail: str) -> tuple[Node | None, str]:
-    task = document.value.get(task_id) if isinstance(document.value, dict) else None
-    if isinstance(task, dict):
-        if code.startswith("context-file") and isinstance(
-            task.get(c.TASK_FIELD_CONTEXT_FILES), list
-        ):
-            items = task[c.TASK_FIELD_CONTEXT_FILES]
-            for index, item in enumerate(items):
-                if item == detail or (isinstance(item, str) and item.removeprefix("./") == detail):
-                    return _node_at(
-                        document, task_id, c.TASK_FIELD_CONTEXT_FILES, index
-                    ), c.TASK_FIELD_CONTEXT_FILES
-        refs = task.get(c.TASK_FIELD_JOBS)
-        if isinstance(refs, list):
-            workflow, _, job = detail.rpartition("#") if code == "job-missing" else (detail, "", "")
-            for index, ref in enumerate(refs):
-                if not isinstance(ref, dict) or ref.get(c.JOB_REF_FIELD_WORKFLOW) != workflow:
-                    continue
-                if job and ref.get(c.JOB_REF_FIELD_JOB) == job:
-                    return _node_at(
-                        document, task_id, c.TASK_FIELD_JOBS, index, c.JOB_REF_FIELD_JOB
-                    ), c.TASK_FIELD_JOBS
-                if not job or ref.get(c.JOB_REF_FIELD_JOB) is None:
-                    return _node_at(
-                        document, task_id, c.TASK_FIELD_JOBS, index, c.JOB_REF_FIELD_WORKFLOW
-                    ), c.TASK_FIELD_JOBS
-            return _node_at(document, task_id, c.TASK_FIELD_JOBS), c.TASK_FIELD_JOBS
-    return _node_at(document, task_id), ""
-
-
-def _check_repository(
-    checker: _Checker, document: _Located, table: TaskTable, repository: Repository
-) -> None:
-    for task in table.tasks:
-        for index, pattern in enumerate(task.force_paths or ()):
-            if not match_force_paths((pattern,), repository.paths):
-                checker.add(
-                    c.CHECK_FORCE_PATHS_NO_MATCH,
-                    f'pattern "{pattern}" matches no file at {repository.commit[:12]}',
-                    _node_at(document, task.id, c.TASK_FIELD_FORCE_PATHS, index),
-                    task=task.id,
-                    field=c.TASK_FIELD_FORCE_PATHS,
-                    severity=WARNING,
-                )
-    metadata = resolve_metadata(
-        table,
-        read_file=repository.read_file,
-        fetch_action=repository.fetch_action,
-        repository=repository.repository,
-        commit=repository.commit,
-    )
-    for task_id, entry in metadata.evidence.items():
-        gaps = entry.job_metadata.get("warnings", []) if entry.job_metadata is not None else []
-        for gap in gaps:
-            if not isinstance(gap, str):
-                continue
-            code, detail = _gap_code(gap)
-            node, field = _gap_node(document, task_id, code, detail)
-            checker.add(
-                code,
-                _gap_message(code, detail, repository),
-                node,
-                task=task_id,
-                field=field or None,
-                severity=ERROR if code in c.CHECK_GAP_ERRORS else WARNING,
-            )
-
-
-# ---------------------------------------------------------------------------------------------
-# Entry points
-# ---------------------------------------------------------------------------------------------
-
-
-def _sorted(problems: list[Problem]) -> tuple[Problem, ...]:
-    return tuple(
-        sorted(
-            problems,
-            key=lambda problem: (
-                problem.line if problem.line is not None else 0,
-                problem.column if problem.column is not None else 0,
-            ),
-        )
-    )
-
-
 def check_table(text: str, repository: Repository | None = None) -> tuple[Problem, ...]:
     """Every problem of the task-table ``text``, in file order.
 
@@ -745,7 +422,7 @@ def check_table(text: str, repository: Repository | None = None) -> tuple[Proble
             Problem(severity=ERROR, code=code, message=message, line=line, column=column)
         )
         return tuple(checker.problems)
-    document = _Located(value, node)
+    document = Located(value, node)
     checker.table(document)
     table: TaskTable | None = None
     try:
@@ -759,37 +436,5 @@ def check_table(text: str, repository: Repository | None = None) -> tuple[Proble
                 node,
             )
     if table is not None and repository is not None:
-        _check_repository(checker, document, table, repository)
-    return _sorted(checker.problems)
-
-
-def check_exit_code(problems: Sequence[Problem]) -> int:
-    """0 without errors (warnings allowed), 1 with at least one error."""
-    if any(problem.severity == ERROR for problem in problems):
-        return c.CHECK_EXIT_PROBLEMS
-    return c.CHECK_EXIT_OK
-
-
-def problems_text(path: str, problems: Sequence[Problem]) -> str:
-    """Compiler-style lines, ``PATH:LINE:COLUMN: severity: message [code]``."""
-    lines = [
-        c.CHECK_LINE_TEMPLATE.format(
-            path=path,
-            line=problem.line if problem.line is not None else 1,
-            column=problem.column if problem.column is not None else 1,
-            severity=problem.severity,
-            message=problem.message,
-            code=problem.code,
-        )
-        for problem in problems
-    ]
-    return "".join(line + "\n" for line in lines)
-
-
-def problems_json(problems: Sequence[Problem]) -> str:
-    """``{"ok": bool, "problems": [...]}`` with two-space indentation and a final newline."""
-    document: Mapping[str, Any] = {
-        "ok": check_exit_code(problems) == c.CHECK_EXIT_OK,
-        "problems": [problem.to_json() for problem in problems],
-    }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        check_repository(checker, document, table, repository)
+    return sorted_problems(checker.problems)

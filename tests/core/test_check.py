@@ -9,14 +9,14 @@ from collections.abc import Mapping
 import pytest
 
 from jev_select import contracts as c
-from jev_select.core.check import (
+from jev_select.core.check import check_table
+from jev_select.core.check_problems import (
     Problem,
-    Repository,
     check_exit_code,
-    check_table,
     problems_json,
     problems_text,
 )
+from jev_select.core.check_repository import Repository
 from jev_select.core.evidence import ActionFile
 from jev_select.core.tasks import parse_tasks
 from jev_select.errors import InputError
