@@ -194,7 +194,7 @@ def copy_package(environment: Path) -> None:
     )
     (dist_info / "INSTALLER").write_text("jev-select action\n", encoding="utf-8")
     (dist_info / "entry_points.txt").write_text(
-        "[console_scripts]\njev-select = jev_select.cli:main\n", encoding="utf-8"
+        "[console_scripts]\njev-select = jev_select.__main__:run\n", encoding="utf-8"
     )
 
 

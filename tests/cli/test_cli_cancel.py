@@ -346,6 +346,67 @@ def test_cancel_after_the_outputs_were_written_keeps_the_whole_plan(
 
 
 # ---------------------------------------------------------------------------------------------
+# While the command's modules load
+# ---------------------------------------------------------------------------------------------
+
+# Starts the command the way ``python -m jev_select`` does, or through the console-script entry
+# point pyproject.toml declares, and holds the import of ``jev_select.cli`` until signalled: the
+# window before ``main`` installs its own handlers.
+LOADING = """
+import importlib, os, runpy, sys, time, tomllib
+from importlib.abc import MetaPathFinder
+marker, how, pyproject = sys.argv.pop(1), sys.argv.pop(1), sys.argv.pop(1)
+
+class HoldTheCommand(MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "jev_select.cli":
+            open(marker, "w").close()
+            time.sleep(60)
+        return None
+
+sys.meta_path.insert(0, HoldTheCommand())
+if how == "module":
+    runpy.run_module("jev_select", run_name="__main__", alter_sys=True)
+else:
+    with open(pyproject, "rb") as handle:
+        target = tomllib.load(handle)["project"]["scripts"]["jev-select"]
+    module, _, function = target.partition(":")
+    sys.exit(getattr(importlib.import_module(module), function)())
+"""
+
+
+@pytest.mark.parametrize("how", ["module", "entry-point"])
+@pytest.mark.parametrize("sent", SIGNALS)
+def test_cancel_while_the_command_loads(tmp_path: Path, sent: signal.Signals, how: str) -> None:
+    env = bypass_env(tmp_path / "runner")
+    environ = env.environ()
+    marker = tmp_path / "loading"
+    pyproject = next(
+        folder / "pyproject.toml"
+        for folder in Path(__file__).resolve().parents
+        if (folder / "pyproject.toml").is_file()
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", LOADING, str(marker), how, str(pyproject), "plan"],
+        env=environ,
+        cwd=env.root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
+    wait_until(marker.exists, process, "the command started loading")
+    process.send_signal(sent)
+    code, out, err = finish(process)
+    assert code == 128 + sent
+    assert err == ""
+    assert out == f"::error::{c.CANCELLED_MESSAGE}\n"
+    assert not Path(environ["GITHUB_OUTPUT"]).exists()
+    assert leftovers(Path(environ["RUNNER_TEMP"])) == []
+
+
+# ---------------------------------------------------------------------------------------------
 # The mechanism, in this process
 # ---------------------------------------------------------------------------------------------
 

@@ -184,7 +184,7 @@ def test_the_wheel_metadata_matches_pyproject(built: Built) -> None:
         if "extra ==" not in text
     }
     assert published == declared
-    assert "jev-select = jev_select.cli:main" in entry_points.splitlines()
+    assert "jev-select = jev_select.__main__:run" in entry_points.splitlines()
 
 
 def _fresh_environment(root: Path) -> tuple[Path, Path]:

@@ -231,7 +231,7 @@ def _tracked_text_files() -> list[Path]:
 def test_the_distribution_has_a_name_of_its_own() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
     assert project["name"] == c.DISTRIBUTION_NAME == "jev-ci-select"
-    assert project["scripts"] == {"jev-select": "jev_select.cli:main"}
+    assert project["scripts"] == {"jev-select": "jev_select.__main__:run"}
     assert c.PRODUCT_NAME == "jev-select"  # the command, the User-Agent and the texts keep it
 
 
