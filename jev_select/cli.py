@@ -366,7 +366,7 @@ def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> i
         _emit_tasks_hint(error, github=True)
         return 1
     try:
-        _publish_summary(context, result)
+        _publish_summary(context, inputs, result)
         out.write(log_line(result.plan, len(inputs.tasks)) + "\n")
         out.flush()
     except cancellation.Cancelled as cancel:
@@ -405,11 +405,17 @@ def _cleanup(report_path: str | None) -> None:
         remove_report(report_path)
 
 
-def _publish_summary(context: GitHubContext, result: PlanResult) -> None:
+def _publish_summary(context: GitHubContext, inputs: Inputs, result: PlanResult) -> None:
     if context.summary_path is None:
         return
     try:
-        summary = render_summary(result.report, engine_version=__version__, notes=result.notes)
+        summary = render_summary(
+            result.report,
+            engine_version=__version__,
+            notes=result.notes,
+            table=inputs.tasks,
+            changed_paths=result.changed_paths,
+        )
     except Exception:
         console.emit(c.SUMMARY_UNAVAILABLE_WARNING, github=True, level="warning")
         return

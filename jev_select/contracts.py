@@ -820,6 +820,9 @@ SUMMARY_GROUP_TABLE_HEADER: Final = (
 SUMMARY_BYTE_RANGE_TEMPLATE: Final = "{start}–{end}"
 TERMINAL_COLUMNS: Final = ("TASK", "RUN", "PROPOSED", "REASONS", "DETAILS")
 PLAN_VIEW_GAPS_PREFIX: Final = "gaps: "
+# The step summary names the matching force_paths pattern (from the task table) but never the
+# changed path itself: paths come from the pull request, and the summary renders no PR text.
+SUMMARY_PATTERN_MATCHED_TEMPLATE: Final = "{pattern} matched"
 PREVIEW_HEADING: Final = "preview (no request was sent; every task runs):"
 PREVIEW_HINT: Final = (
     "  to ask Jev, set JEV_API_KEY and pass --allow-external-context "

@@ -17,7 +17,7 @@ from ..version import __version__
 from .jsonutil import code_unit_key, compact_json, format_number
 from .models import Plan, TaskTable
 from .plan_block import render_plan_block
-from .plan_view import highest_score, task_details, task_gaps
+from .plan_view import highest_score, matched_pattern, task_details, task_gaps
 
 __all__ = ["Summary", "log_line", "render_outputs", "render_summary", "render_terminal"]
 
@@ -92,14 +92,23 @@ def _whole_ms(value: float) -> str:
     return str(math.floor(value + 0.5))
 
 
-def _task_details(report: Mapping[str, Any], task_id: str) -> str:
-    """Highest score against the threshold, and the metadata gaps, each escaped."""
+def _task_details(
+    report: Mapping[str, Any],
+    task_id: str,
+    table: TaskTable | None,
+    changed_paths: Sequence[str] | None,
+) -> str:
+    """Highest score against the threshold, the matching pattern and the gaps, each escaped."""
     parts: list[str] = []
     score = highest_score(report, task_id)
     if score is not None:
         threshold = report["skip_below"]
         relation = "&gt;=" if score >= threshold else "&lt;"
         parts.append(f"score {format_number(score)} {relation} {format_number(threshold)}")
+    task = next((task for task in table.tasks if task.id == task_id), None) if table else None
+    match = matched_pattern(task.force_paths if task else None, changed_paths)
+    if match is not None:
+        parts.append(c.SUMMARY_PATTERN_MATCHED_TEMPLATE.format(pattern=_code(match[0])))
     gaps = task_gaps(report, task_id)
     if gaps:
         parts.append(c.PLAN_VIEW_GAPS_PREFIX + ", ".join(_code(gap) for gap in gaps))
@@ -223,6 +232,8 @@ def render_summary(
     *,
     engine_version: str = __version__,
     notes: Mapping[str, Sequence[str]] | None = None,
+    table: TaskTable | None = None,
+    changed_paths: Sequence[str] | None = None,
 ) -> Summary:
     """The step summary of spec §12, at most ``SUMMARY_MAX_BYTES``, ending with the plan block.
 
@@ -230,7 +241,9 @@ def render_summary(
     with a count line. The plan block is never cut; when it alone is over
     ``PLAN_BLOCK_MAX_BYTES`` it is left out and ``plan_block_omitted`` is set.
     ``engine_version`` defaults to the installed package version. ``notes`` (task ID to
-    explanations of its metadata gaps) are listed with the details.
+    explanations of its metadata gaps) are listed with the details. With ``table`` and
+    ``changed_paths``, a task's details name the first ``force_paths`` pattern that matched; the
+    changed path itself is never shown, since the summary renders no text of the pull request.
     """
     status, mode = report[c.REPORT_FIELD_STATUS], report[c.REPORT_FIELD_MODE]
     tasks: Mapping[str, Mapping[str, Any]] = report[c.REPORT_FIELD_TASKS]
@@ -247,7 +260,8 @@ def render_summary(
         + "\n\n"
     )
     task_rows = [
-        _task_row(task_id, tasks[task_id], _task_details(report, task_id)) for task_id in task_ids
+        _task_row(task_id, tasks[task_id], _task_details(report, task_id, table, changed_paths))
+        for task_id in task_ids
     ]
 
     details = "\n".join(

@@ -213,6 +213,11 @@ def test_force_paths_match_the_real_changed_paths(tmp_path: Path, fresh_jev: Fak
     result = run(github_env(tmp_path, pr, fresh_jev), pr)
     assert result.outputs["run"] == '{"docs":true,"lint":true,"unit":false}'
     assert result.report["tasks"]["docs"]["reasons"] == [c.REASON_PATH_MATCH]
+    # The step summary names the pattern from the table, not the pull request's path.
+    assert result.summary_text is not None
+    docs_row = next(row for row in result.summary_text.splitlines() if row.startswith("| `docs`"))
+    assert "`docs/**` matched" in docs_row
+    assert "guide.md" not in result.summary_text
 
 
 def test_workflow_edit_bypasses_but_still_observes(tmp_path: Path, fresh_jev: FakeJev) -> None:

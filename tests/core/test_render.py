@@ -489,6 +489,18 @@ def test_terminal_details_name_the_matched_pattern() -> None:
     assert "report:" not in text
 
 
+def test_summary_details_name_the_matched_pattern_but_never_the_changed_path() -> None:
+    table = parse_tasks("docs: {description: d, force_paths: [site/**, 'docs/**']}")
+    changed = ("src/a.py", "docs/<img src=x>.md")
+    plan = make_plan(changed_paths=changed, tasks=table)
+    report = make_report(plan)
+    text = render_summary(report, table=table, changed_paths=changed).text
+    assert "| `docs` | run | run | `path-match` | `docs/**` matched |" in text.splitlines()
+    assert "img" not in text
+    # Without the table and the paths, the same report renders no pattern.
+    assert "matched" not in render_summary(report).text
+
+
 def test_terminal_and_summary_show_notes_on_gaps() -> None:
     notes = {"docs": ("ci.yml: use the key\nnot the name",), "B_upper": ("first", "second")}
     lines = render_terminal(planned_report(), "r.json", notes=notes).splitlines()
