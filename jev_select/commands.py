@@ -17,6 +17,7 @@ from typing import Any
 
 from . import console
 from . import contracts as c
+from .calibrate_command import register_calibrate
 from .check_command import register_check
 from .core.jsonutil import pretty_json
 from .core.plan_block import PlanBlock, read_plan_block, render_plan_block
@@ -98,6 +99,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     read_block.set_defaults(handler=run_read_block)
     register_replay(commands)
     register_check(commands)
+    register_calibrate(commands)
 
 
 # ---------------------------------------------------------------------------------------------
