@@ -23,7 +23,7 @@ import attrs
 
 from . import console
 from . import contracts as c
-from .core.inputs import github_inputs, parse_inputs, threshold_syntax_ok, trim
+from .core.inputs import github_inputs, parse_inputs
 from .core.models import Commits, Inputs
 from .core.plan_view import failure_line, render_preview
 from .core.render import log_line, render_outputs, render_summary, render_terminal
@@ -64,12 +64,13 @@ from .errors import (
     PlanningFailure,
     failure_message,
 )
+from .local_settings import local_inputs, metadata_lookups
 from .pipeline import PlanResult, RunContext, run_plan_pipeline
 from .progress import Progress
 from .version import __version__
 
 if TYPE_CHECKING:
-    from .edges.metadata_lookup import LookupApi, MetadataLookups
+    pass
 
 __all__ = ["main"]
 
@@ -334,7 +335,7 @@ def _plan_github(namespace: argparse.Namespace, environ: Mapping[str, str]) -> i
             temp_root=context.temp_root,
             environ=environ,
             provenance_repository=context.repository,
-            lookups=_lookups(context.server_origin, context.api_url, inputs.github_token),
+            lookups=metadata_lookups(context.server_origin, context.api_url, inputs.github_token),
         )
         result = run_plan_pipeline(inputs, run, validated_at=validated_at)
         text = report_text(result.report)
@@ -493,22 +494,6 @@ def _github_commits(inputs: Inputs, context: GitHubContext) -> _EventFacts:
     return _EventFacts(commits, pull_request=False, fork=False)
 
 
-def _lookups(server_origin: str, api_url: str | None, token: str) -> MetadataLookups:
-    from .edges.metadata_lookup import MetadataLookups
-
-    def make_api() -> LookupApi | None:
-        # Loaded on the first lookup only: most runs never look anything up (every bypass,
-        # every table without jobs) and must not pay for importing the HTTP stack.
-        from .edges.github_api import GitHubApi, api_root
-
-        root = api_root(server_origin, api_url)
-        # An unusable GITHUB_API_URL must not send the token to another host: no lookups at
-        # all, so every external action and workflow becomes a metadata gap of its task.
-        return GitHubApi(root, token) if root is not None else None
-
-    return MetadataLookups(api_factory=make_api)
-
-
 # ---------------------------------------------------------------------------------------------
 # Local mode
 # ---------------------------------------------------------------------------------------------
@@ -517,7 +502,7 @@ def _lookups(server_origin: str, api_url: str | None, token: str) -> MetadataLoo
 def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     report_path: str | None = None
     try:
-        inputs = _local_inputs(namespace, environ)
+        inputs = local_inputs(namespace, environ)
         remote, commits = _local_commits(namespace, inputs, environ)
         # Without --remote the commits come from --repo itself, whose objects are on this disk.
         borrow_from = os.path.abspath(namespace.repo or ".") if namespace.remote is None else None
@@ -539,7 +524,7 @@ def _plan_local(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
             temp_root=temp_root(environ),
             environ=environ,
             provenance_repository=c.LOCAL_REPOSITORY_NAME,
-            lookups=_lookups(
+            lookups=metadata_lookups(
                 c.GITHUB_DEFAULT_SERVER_URL, environ.get(c.GITHUB_API_URL_ENV) or None, token
             ),
             borrow_from=borrow_from,
@@ -611,54 +596,6 @@ def _local_report_path(root: str, repo: str) -> str:
     """One report file per repository, replaced by each run, instead of a directory per run."""
     key = hashlib.sha256(os.path.realpath(repo).encode("utf-8", "surrogateescape")).hexdigest()
     return os.path.join(root, c.LOCAL_REPORT_DIR_TEMPLATE.format(key=key[:16]), c.REPORT_FILE_NAME)
-
-
-def _local_inputs(namespace: argparse.Namespace, environ: Mapping[str, str]) -> Inputs:
-    raw: dict[str, str | None] = {
-        c.INPUT_MODE: namespace.mode,
-        c.INPUT_MODEL: namespace.model,
-        c.INPUT_SKIP_BELOW: namespace.skip_below,
-        c.INPUT_API_BASE_URL: namespace.api_base_url,
-        c.INPUT_API_MODEL: namespace.api_model,
-        c.INPUT_API_KEY: environ.get(c.LOCAL_API_KEY_ENV, ""),
-        c.INPUT_ALLOW_EXTERNAL_CONTEXT: c.BOOL_TRUE
-        if namespace.allow_external_context
-        else c.BOOL_FALSE,
-        c.INPUT_GITHUB_TOKEN: environ.get(c.LOCAL_GITHUB_TOKEN_ENV, ""),
-        c.INPUT_TESTED_REF: namespace.tested_ref,
-        c.INPUT_PULL_REQUEST: "",
-        c.INPUT_FORCE_ALL: c.BOOL_TRUE if namespace.force_all else c.BOOL_FALSE,
-        c.INPUT_TIMEOUT_MS: namespace.timeout_ms,
-        c.INPUT_MAX_DIFF_BYTES: namespace.max_diff_bytes,
-    }
-    text = _read_tasks_file(namespace.tasks_file)
-    if text is None:
-        # The file is read at the position of `tasks` in the validation order (spec §2.4): an
-        # earlier field's error still wins over an unreadable file.
-        try:
-            parse_inputs({**raw, c.INPUT_TASKS: "{}"}, local_mode=True)
-        except InputError as error:
-            if error.field in (c.INPUT_MODE, c.INPUT_TESTED_REF, c.INPUT_MERGE_GROUP) or (
-                error.field == c.INPUT_SKIP_BELOW
-                and not threshold_syntax_ok(trim(raw[c.INPUT_SKIP_BELOW]))
-            ):
-                raise
-        raise InputError(c.FIELD_TASKS_FILE)
-    return parse_inputs({**raw, c.INPUT_TASKS: text}, local_mode=True)
-
-
-def _read_tasks_file(path: str | None) -> str | None:
-    if not path:
-        return None
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(c.MAX_TASKS_TEXT_BYTES + 1)
-    except OSError:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 def _local_commits(

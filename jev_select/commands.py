@@ -32,6 +32,7 @@ from .core.shadow import AnalysisError, aggregate, aggregate_table, analysis_tab
 from .edges.github_api import GitHubApi, api_root_from_environment
 from .edges.readers import read_json, read_report, read_text
 from .errors import InvocationError
+from .history_command import register_history
 from .replay.command import register_replay
 from .version import __version__
 
@@ -100,6 +101,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     register_replay(commands)
     register_check(commands)
     register_calibrate(commands)
+    register_history(commands)
 
 
 # ---------------------------------------------------------------------------------------------

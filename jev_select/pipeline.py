@@ -25,7 +25,14 @@ if TYPE_CHECKING:
     from .edges.jev_client import Sender
     from .edges.metadata_lookup import MetadataLookups
 
-__all__ = ["PlanResult", "Preview", "RunContext", "run_plan_pipeline"]
+__all__ = [
+    "ChangePreview",
+    "PlanResult",
+    "Preview",
+    "RunContext",
+    "preview_change",
+    "run_plan_pipeline",
+]
 
 ActionFetcher = Callable[[str, str, str, str], "ActionFile | str"]
 
@@ -312,4 +319,107 @@ def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> M
         lookups=lookups,
         repository=run.provenance_repository,
         commit=commits.metadata_sha,
+    )
+
+
+@attrs.frozen
+class ChangePreview:
+    """What planning one change finds before anything is sent (``jev-select history``).
+
+    ``plan`` is the policy applied without scores: forced states, ``always``, ``path-match`` and
+    metadata gaps are final; every candidate is undecided. ``requests`` is the number of Jev
+    requests the observation would send (0 when collection or grouping failed).
+    """
+
+    plan: Plan
+    collection_error: str | None
+    grouping_error: str | None
+    gaps: Mapping[str, tuple[str, ...]]  # task ID -> metadata warnings, first-seen order
+    requests: int
+    collection_ms: float
+
+
+def preview_change(
+    inputs: Inputs, run: RunContext, *, clock: Callable[[], float] = time.monotonic
+) -> ChangePreview:
+    """Collect the change, resolve metadata and group it exactly as planning does, send nothing.
+
+    The bypasses of a missing key or missing consent do not stop the preview: it is how a dry
+    run without a key still sees collection errors, protected paths, ``force_paths``, ``always``
+    and metadata gaps. Other bypasses (``force-all``) do stop it.
+    """
+    from .core.grouping import GroupingError, prepare_observation
+    from .edges.collect import collect_change
+    from .edges.git import GitSession
+
+    tasks = inputs.tasks
+    started = clock()
+    metadata: MetadataResult | None = None
+    grouping_error: str | None = None
+    requests = 0
+    with GitSession(
+        run.remote,
+        token=inputs.github_token,
+        temp_root=run.temp_root,
+        environ=run.environ,
+        borrow_from=run.borrow_from,
+    ) as session:
+        collection = collect_change(
+            session,
+            base_sha=run.commits.base_sha,
+            head_sha=run.commits.head_sha,
+            tested_sha=run.commits.tested_sha,
+            tested_ref=inputs.tested_ref,
+            metadata_sha=run.commits.metadata_sha,
+            max_diff_bytes=inputs.max_diff_bytes,
+        )
+        if collection.change_set is not None and len(tasks) > 0:
+            metadata = _resolve_metadata(inputs, run, session)
+    collection_ms = _milliseconds(started, clock())
+    if collection.change_set is not None and metadata is not None:
+        try:
+            prepared = prepare_observation(
+                patch=collection.change_set.patch,
+                commits=collection.commits,
+                evidence_by_task={
+                    task_id: entry.evidence for task_id, entry in metadata.evidence.items()
+                },
+                hints=metadata.hints,
+                api_model=inputs.api_model,
+            )
+        except GroupingError as error:
+            grouping_error = error.code
+        else:
+            requests = len(prepared.requests)
+    incomplete = (
+        frozenset(task_id for task_id, entry in metadata.evidence.items() if entry.incomplete)
+        if metadata is not None
+        else frozenset()
+    )
+    plan = decide(
+        tasks,
+        mode=inputs.mode,
+        bypass=c.REASON_FORCE_ALL if inputs.force_all else None,
+        changed_paths=collection.known_paths,
+        collection_error=collection.error,
+        grouping_error=grouping_error,
+        decisions=None,
+        first_failure=None,
+        observed=False,
+        group_count=0,
+        metadata_incomplete=incomplete,
+    )
+    gaps: dict[str, tuple[str, ...]] = {}
+    if metadata is not None:
+        for task_id, entry in metadata.evidence.items():
+            warnings = (entry.job_metadata or {}).get("warnings") or ()
+            if warnings:
+                gaps[task_id] = tuple(str(warning) for warning in warnings)
+    return ChangePreview(
+        plan=plan,
+        collection_error=collection.error,
+        grouping_error=grouping_error,
+        gaps=gaps,
+        requests=0 if inputs.force_all else requests,
+        collection_ms=collection_ms,
     )

@@ -27,6 +27,7 @@ __all__ = [
     "default_local_base",
     "is_git_repository",
     "local_file_at",
+    "local_first_parent_log",
     "local_merge_parents",
     "local_object_directory",
     "local_tree_paths",
@@ -196,3 +197,43 @@ def local_tree_paths(
         except UnicodeDecodeError:
             continue
     return tuple(paths)
+
+
+def local_first_parent_log(
+    repo: str,
+    head: str,
+    *,
+    since: str | None,
+    limit: int,
+    environ: Mapping[str, str] | None = None,
+) -> list[tuple[str, tuple[str, ...], str]] | None:
+    """``(sha, parents, subject)`` of up to ``limit`` commits on the first-parent line of
+    ``head``, newest first, optionally only those committed since ``since`` (an ISO date).
+
+    None when the log cannot be read. Subjects are decoded leniently: they are shown, never run.
+    """
+    if not is_object_id(head) or limit < 1:
+        return None
+    args = ["log", "--first-parent", f"--max-count={limit}", "--format=%H%x00%P%x00%s%x00"]
+    if since is not None:
+        args.append(f"--since={since}")
+    environment = sanitised_environment(os.environ if environ is None else environ)
+    if not os.path.isdir(repo):
+        return None
+    try:
+        output = run_git(
+            [*args, head, "--"], cwd=repo, environment=environment, cap=c.HISTORY_LOG_CAP
+        )
+    except GitError:
+        return None
+    fields = output.decode("utf-8", "replace").split("\0")
+    entries: list[tuple[str, tuple[str, ...], str]] = []
+    for index in range(0, len(fields) - 2, 3):
+        sha = fields[index].strip()
+        parents = tuple(fields[index + 1].split())
+        if LOWER_OBJECT_ID.fullmatch(sha) is None or not all(
+            LOWER_OBJECT_ID.fullmatch(parent) for parent in parents
+        ):
+            return None
+        entries.append((sha, parents, fields[index + 2]))
+    return entries

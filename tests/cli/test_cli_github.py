@@ -478,14 +478,14 @@ def test_local_mode_unexpected_error_is_internal_error_on_stderr(
     def raising(*_args: object, **_kwargs: object) -> object:
         raise ValueError("SECRET")
 
-    monkeypatch.setattr(cli, "_local_inputs", raising)
+    monkeypatch.setattr(cli, "local_inputs", raising)
     code, out, err = run_in_process(monkeypatch, capsys, {}, "plan", "--tasks-file", "x")
     assert (code, out) == (1, "")
     assert err == failure_message(c.FAILURE_INTERNAL_ERROR) + "\n"
 
 
 def test_an_unusable_api_url_sends_no_token_anywhere(monkeypatch: pytest.MonkeyPatch) -> None:
-    from jev_select import cli
+    from jev_select import local_settings
     from jev_select.core.evidence import ActionFile
     from jev_select.core.inputs import parse_inputs
     from jev_select.edges import github_api
@@ -507,7 +507,9 @@ def test_an_unusable_api_url_sends_no_token_anywhere(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(github_api, "GitHubApi", RecordingApi)
     token = parse_inputs({"tasks": "{}", "github-token": TOKEN_SENTINEL}).github_token
-    lookups = cli._lookups("https://ghes.example", "http://ghes.example/api/v3", token)
+    lookups = local_settings.metadata_lookups(
+        "https://ghes.example", "http://ghes.example/api/v3", token
+    )
     assert not isinstance(lookups.fetch_action("octo", "setup", "", "v1"), ActionFile)
     assert lookups.run_pending() is True
     assert not isinstance(lookups.fetch_action("octo", "setup", "", "v1"), ActionFile)
@@ -516,7 +518,7 @@ def test_an_unusable_api_url_sends_no_token_anywhere(monkeypatch: pytest.MonkeyP
         ("https://ghes.example", None),
         ("https://github.com", "https://API.github.com/"),
     ):
-        other = cli._lookups(origin, api_url, token)
+        other = local_settings.metadata_lookups(origin, api_url, token)
         assert constructed == [] or origin == "https://github.com"  # nothing before a lookup
         other.fetch_action("o", "r", "", "v")
         other.run_pending()

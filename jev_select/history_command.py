@@ -1,0 +1,306 @@
+"""``jev-select history``: the local plan, in shadow mode, on each recent merged change.
+
+Shell module. It lists the first-parent history of a local repository, picks the merged changes
+(``core.history.select_changes``), previews each one (collection, metadata and grouping, nothing
+sent), states how many Jev requests a run with a key would send, then runs the planning pipeline
+in shadow mode on each change and writes one report per change under ``--out``.
+Without a key (or without ``--allow-external-context``) nothing leaves the machine: external
+actions are not looked up, and each report is the pipeline's bypass report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from . import console
+from . import contracts as c
+from .core.history import (
+    ChangeOutcome,
+    LogEntry,
+    history_json,
+    history_table,
+    select_changes,
+)
+from .core.jsonutil import pretty_json
+from .core.models import Commits, Inputs
+from .core.policy import choose_bypass
+from .core.report import report_text
+from .edges.environment import temp_root
+from .edges.git_local import is_git_repository, local_first_parent_log, resolve_local_revision
+from .edges.remotes import normalise_remote
+from .errors import InputError, InvocationError, PlanningFailure
+
+__all__ = ["register_history", "run_history"]
+
+_INPUT_FLAGS = (
+    c.INPUT_MODEL,
+    c.INPUT_SKIP_BELOW,
+    c.INPUT_API_BASE_URL,
+    c.INPUT_API_MODEL,
+    c.INPUT_TIMEOUT_MS,
+    c.INPUT_MAX_DIFF_BYTES,
+)
+
+
+class HistoryFailure(Exception):
+    """The dry run stopped; carries a code of ``HISTORY_FAILURE_CODES``."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def register_history(commands: argparse._SubParsersAction[Any]) -> None:
+    """Add ``history`` to the ``jev-select`` parser."""
+    history = commands.add_parser(
+        c.COMMAND_HISTORY,
+        help="dry run: the shadow plan of each recent merged change of a local repository",
+        description=(
+            "Run the local plan in shadow mode on each recent merged change (merge commits "
+            "against their first parent, squash merges '... (#123)' against their parent) and "
+            "print what it would have done. Without JEV_API_KEY and --allow-external-context "
+            "nothing leaves the machine."
+        ),
+        exit_on_error=False,
+    )
+    history.add_argument(f"--{c.FIELD_TASKS_FILE}", required=True, help="the task table file")
+    history.add_argument(f"--{c.FIELD_REPO}", help="the repository (default .)")
+    window = history.add_mutually_exclusive_group()
+    window.add_argument(
+        "--last", type=int, help=f"the newest N changes (default {c.HISTORY_DEFAULT_LAST})"
+    )
+    window.add_argument("--since", help="changes committed since DATE (YYYY-MM-DD)")
+    kind = history.add_mutually_exclusive_group()
+    kind.add_argument("--merges", dest="kind", action="store_const", const=c.HISTORY_KIND_MERGE)
+    kind.add_argument("--squash", dest="kind", action="store_const", const=c.HISTORY_KIND_SQUASH)
+    kind.add_argument(
+        "--first-parent", dest="kind", action="store_const", const=c.HISTORY_KIND_FIRST_PARENT
+    )
+    history.add_argument(
+        "--format", choices=c.HISTORY_FORMATS, default=c.HISTORY_FORMAT_TABLE, dest="format"
+    )
+    history.add_argument("--out", help="directory for the reports (default: a new temporary one)")
+    for spec in c.INPUTS:
+        if spec.name in _INPUT_FLAGS:
+            history.add_argument(f"--{spec.name}", help=spec.description)
+    history.add_argument(
+        f"--{c.INPUT_ALLOW_EXTERNAL_CONTEXT}",
+        action="store_true",
+        default=None,
+        help="allow sending each diff and the task metadata to Jev",
+    )
+    history.add_argument(
+        "--yes",
+        action="store_true",
+        help=f"confirm more than {c.HISTORY_MAX_REQUESTS_WITHOUT_YES} Jev requests",
+    )
+    history.set_defaults(handler=run_history)
+
+
+def _inputs(namespace: argparse.Namespace, environ: Mapping[str, str]) -> Inputs:
+    # The local plan's own input rules, in shadow mode and head mode: each change is its
+    # merge or squash commit against the first parent.
+    from .local_settings import local_inputs
+
+    settings = argparse.Namespace(**vars(namespace))
+    settings.mode = c.MODE_SHADOW
+    settings.tested_ref = c.TESTED_REF_HEAD
+    settings.force_all = None
+    return local_inputs(settings, environ)
+
+
+def _window(namespace: argparse.Namespace) -> tuple[int, str | None]:
+    if namespace.since is not None:
+        if re.fullmatch(c.HISTORY_SINCE_PATTERN, namespace.since, re.ASCII) is None:
+            raise InvocationError("--since: a date YYYY-MM-DD")
+        return c.HISTORY_MAX_LAST, namespace.since
+    last = c.HISTORY_DEFAULT_LAST if namespace.last is None else namespace.last
+    if not 1 <= last <= c.HISTORY_MAX_LAST:
+        raise InvocationError(f"--last: from 1 to {c.HISTORY_MAX_LAST}")
+    return last, None
+
+
+def _progress(phase: str, index: int, total: int, sha: str) -> None:
+    if sys.stderr.isatty():
+        line = c.HISTORY_PROGRESS_TEMPLATE.format(
+            phase=phase, index=index, total=total, sha=sha[:12]
+        )
+        sys.stderr.write("\r" + line + "\033[K")
+        sys.stderr.flush()
+
+
+def _end_progress() -> None:
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
+
+
+def _write_report(directory: str, text: str) -> str:
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    path = os.path.join(directory, c.REPORT_FILE_NAME)
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".jev-select-report-")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return path
+
+
+def _no_lookup(_owner: str, _repo: str, _path: str, _ref: str) -> str:
+    return ""  # not an action file: the action becomes a metadata gap of its task
+
+
+def run_history(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    """``jev-select history --tasks-file F [...]``."""
+    try:
+        inputs = _inputs(namespace, environ)
+    except (InputError, PlanningFailure) as error:
+        console.emit(console.failure_text(error), github=False)
+        return 1
+    last, since = _window(namespace)
+    try:
+        outcomes = _run(namespace, environ, inputs, last, since)
+    except HistoryFailure as failure:
+        console.emit(c.HISTORY_FAILURE_TEMPLATE.format(code=failure.code), github=False)
+        return 1
+    except (InputError, PlanningFailure) as error:
+        _end_progress()
+        console.emit(console.failure_text(error), github=False)
+        return 1
+    if namespace.format == c.HISTORY_FORMAT_JSON:
+        console.write(pretty_json(history_json(outcomes)) + "\n")
+    else:
+        console.write(history_table(outcomes))
+    return 0
+
+
+def _run(
+    namespace: argparse.Namespace,
+    environ: Mapping[str, str],
+    inputs: Inputs,
+    last: int,
+    since: str | None,
+) -> list[ChangeOutcome]:
+    from .local_settings import metadata_lookups
+    from .pipeline import RunContext, preview_change, run_plan_pipeline
+
+    repo = os.path.abspath(namespace.repo or ".")
+    if not is_git_repository(repo, environ):
+        raise HistoryFailure(c.HISTORY_INVALID_REPOSITORY)
+    head = resolve_local_revision(repo, "HEAD", environ)
+    if head is None:
+        raise HistoryFailure(c.HISTORY_INVALID_REPOSITORY)
+    log = local_first_parent_log(
+        repo, head, since=since, limit=c.HISTORY_LOG_COMMITS, environ=environ
+    )
+    if log is None:
+        raise HistoryFailure(c.HISTORY_LOG_UNREADABLE)
+    changes = select_changes(
+        [LogEntry(sha, parents, subject) for sha, parents, subject in log], namespace.kind, last
+    )
+    if not changes:
+        raise HistoryFailure(c.HISTORY_NO_CHANGES)
+    try:
+        out = namespace.out or tempfile.mkdtemp(
+            prefix="jev-select-history-", dir=temp_root(environ)
+        )
+        os.makedirs(out, mode=0o700, exist_ok=True)
+    except OSError:
+        raise HistoryFailure(c.HISTORY_OUT_UNWRITABLE) from None
+    sending = (
+        choose_bypass(
+            pull_request=True,
+            force_all=False,
+            fork=False,
+            api_key=inputs.api_key,
+            allow_external_context=inputs.allow_external_context,
+        )
+        is None
+    )
+    token = environ.get(c.LOCAL_GITHUB_TOKEN_ENV, "")
+    # Without consent to send anything, external actions are not looked up either: they become
+    # metadata gaps of their tasks.
+
+    def context(base: str, change_head: str) -> RunContext:
+        return RunContext(
+            commits=Commits(
+                base_sha=base, head_sha=change_head, tested_sha=change_head, metadata_sha=base
+            ),
+            pull_request=True,
+            fork=False,
+            remote=normalise_remote(repo, cwd=os.getcwd()),
+            temp_root=temp_root(environ),
+            environ=environ,
+            provenance_repository=c.LOCAL_REPOSITORY_NAME,
+            fetch_action=_no_lookup,
+            # A fresh set per run: each run has its own lookup deadline.
+            lookups=(
+                metadata_lookups(
+                    c.GITHUB_DEFAULT_SERVER_URL, environ.get(c.GITHUB_API_URL_ENV) or None, token
+                )
+                if sending
+                else None
+            ),
+            borrow_from=repo,
+        )
+
+    previews = []
+    for index, change in enumerate(changes, start=1):
+        _progress("collecting", index, len(changes), change.head)
+        previews.append(preview_change(inputs, context(change.base, change.head)))
+    _end_progress()
+    if sending:
+        total = sum(preview.requests for preview in previews)
+        console.emit(
+            c.HISTORY_REQUESTS_TEMPLATE.format(requests=total, changes=len(changes)),
+            github=False,
+            level="notice",
+        )
+        if total > c.HISTORY_MAX_REQUESTS_WITHOUT_YES and not namespace.yes:
+            console.emit(
+                c.HISTORY_NEEDS_YES_TEMPLATE.format(limit=c.HISTORY_MAX_REQUESTS_WITHOUT_YES),
+                github=False,
+            )
+            raise HistoryFailure(c.HISTORY_NEEDS_YES)
+    outcomes: list[ChangeOutcome] = []
+    for index, (change, preview) in enumerate(zip(changes, previews, strict=True), start=1):
+        _progress("planning", index, len(changes), change.head)
+        result = run_plan_pipeline(
+            inputs, context(change.base, change.head), validated_at=time.monotonic()
+        )
+        try:
+            path = _write_report(os.path.join(out, change.head[:12]), report_text(result.report))
+        except OSError:
+            _end_progress()
+            raise HistoryFailure(c.HISTORY_OUT_UNWRITABLE) from None
+        outcomes.append(
+            ChangeOutcome(
+                change=change,
+                report=result.report,
+                report_path=path,
+                preview_reasons={
+                    task_id: decision.reasons
+                    for task_id, decision in preview.plan.decisions.items()
+                },
+                preview_status=preview.plan.status,
+                gaps=preview.gaps,
+                requests=preview.requests,
+                collection_ms=preview.collection_ms,
+            )
+        )
+    _end_progress()
+    return outcomes

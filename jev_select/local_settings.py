@@ -1,0 +1,87 @@
+"""Settings shared by the local commands (``plan`` in local mode, ``history``).
+
+Shell module: the task table file and flags become validated inputs with the rules of local
+``plan`` (spec §15), and external action metadata is looked up through the GitHub API only on
+first use.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from . import contracts as c
+from .core.inputs import parse_inputs, threshold_syntax_ok, trim
+from .core.models import Inputs
+from .errors import InputError
+
+if TYPE_CHECKING:
+    from .edges.metadata_lookup import LookupApi, MetadataLookups
+
+__all__ = ["local_inputs", "metadata_lookups", "read_tasks_file"]
+
+
+def metadata_lookups(server_origin: str, api_url: str | None, token: str) -> MetadataLookups:
+    """GitHub lookups for one run, the HTTP client loaded on the first lookup only."""
+    from .edges.metadata_lookup import MetadataLookups
+
+    def make_api() -> LookupApi | None:
+        # Loaded on the first lookup only: most runs never look anything up (every bypass,
+        # every table without jobs) and must not pay for importing the HTTP stack.
+        from .edges.github_api import GitHubApi, api_root
+
+        root = api_root(server_origin, api_url)
+        # An unusable GITHUB_API_URL must not send the token to another host: no lookups at
+        # all, so every external action and workflow becomes a metadata gap of its task.
+        return GitHubApi(root, token) if root is not None else None
+
+    return MetadataLookups(api_factory=make_api)
+
+
+def local_inputs(namespace: argparse.Namespace, environ: Mapping[str, str]) -> Inputs:
+    raw: dict[str, str | None] = {
+        c.INPUT_MODE: namespace.mode,
+        c.INPUT_MODEL: namespace.model,
+        c.INPUT_SKIP_BELOW: namespace.skip_below,
+        c.INPUT_API_BASE_URL: namespace.api_base_url,
+        c.INPUT_API_MODEL: namespace.api_model,
+        c.INPUT_API_KEY: environ.get(c.LOCAL_API_KEY_ENV, ""),
+        c.INPUT_ALLOW_EXTERNAL_CONTEXT: c.BOOL_TRUE
+        if namespace.allow_external_context
+        else c.BOOL_FALSE,
+        c.INPUT_GITHUB_TOKEN: environ.get(c.LOCAL_GITHUB_TOKEN_ENV, ""),
+        c.INPUT_TESTED_REF: namespace.tested_ref,
+        c.INPUT_PULL_REQUEST: "",
+        c.INPUT_FORCE_ALL: c.BOOL_TRUE if namespace.force_all else c.BOOL_FALSE,
+        c.INPUT_TIMEOUT_MS: namespace.timeout_ms,
+        c.INPUT_MAX_DIFF_BYTES: namespace.max_diff_bytes,
+    }
+    text = read_tasks_file(namespace.tasks_file)
+    if text is None:
+        # The file is read at the position of `tasks` in the validation order (spec §2.4): an
+        # earlier field's error still wins over an unreadable file.
+        try:
+            parse_inputs({**raw, c.INPUT_TASKS: "{}"}, local_mode=True)
+        except InputError as error:
+            if error.field in (c.INPUT_MODE, c.INPUT_TESTED_REF, c.INPUT_MERGE_GROUP) or (
+                error.field == c.INPUT_SKIP_BELOW
+                and not threshold_syntax_ok(trim(raw[c.INPUT_SKIP_BELOW]))
+            ):
+                raise
+        raise InputError(c.FIELD_TASKS_FILE)
+    return parse_inputs({**raw, c.INPUT_TASKS: text}, local_mode=True)
+
+
+def read_tasks_file(path: str | None) -> str | None:
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(c.MAX_TASKS_TEXT_BYTES + 1)
+    except OSError:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
