@@ -121,6 +121,7 @@ def _plot(view: Mapping[str, Any], path: str, environ: Mapping[str, str]) -> boo
 
         matplotlib.use("Agg")  # files only: never a display
         from matplotlib import pyplot
+        from matplotlib.ticker import MaxNLocator
     except ImportError:
         console.emit_for(c.CALIBRATE_PLOT_UNAVAILABLE, environ)
         return False
@@ -139,6 +140,17 @@ def _plot(view: Mapping[str, Any], path: str, environ: Mapping[str, str]) -> boo
             linestyle="--",
             label="manually relevant",
         )
+        # Counts: from zero, whole numbers only (an all-zero line would otherwise sit mid-axis).
+        highest = max(
+            [row["manually_relevant_would_skip"] for row in rows]
+            + [
+                row["failures_would_miss"][name]
+                for row in rows
+                for name in c.FAILURE_CLASSIFICATIONS
+            ]
+        )
+        misses_axis.set_ylim(0, max(1, highest) * 1.1)
+        misses_axis.yaxis.set_major_locator(MaxNLocator(integer=True))
         misses_axis.set_xlabel("threshold (skip-below)")
         misses_axis.set_ylabel("would-skip tasks that failed or were relevant")
         savings_axis = misses_axis.twinx()

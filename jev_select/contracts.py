@@ -1082,7 +1082,7 @@ CALIBRATE_MARKDOWN_FOOTNOTE: Final = (
 )
 CALIBRATE_FAILURE_TEMPLATE: Final = "jev-select: calibration failed ({code})."
 CALIBRATE_PLOT_UNAVAILABLE: Final = (
-    "jev-select: --plot needs matplotlib: pip install 'jev-ci-select[bench]'."
+    "jev-select: --plot needs matplotlib, from the bench extra of jev-ci-select."
 )
 CALIBRATE_PLOT_UNWRITABLE: Final = "jev-select: the plot could not be written."
 
@@ -1127,4 +1127,3 @@ HISTORY_NEEDS_YES_TEMPLATE: Final = (
     "jev-select: more than {limit} Jev requests need --yes; nothing was sent."
 )
 HISTORY_PROGRESS_TEMPLATE: Final = "jev-select: {phase} {index}/{total} {sha}"
-HISTORY_JOB_METADATA_WARNINGS: Final = "warnings"
