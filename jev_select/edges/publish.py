@@ -57,6 +57,26 @@ def mask_commands(api_key: str | None, github_token: str | None) -> list[str]:
     return [f"::add-mask::{_escape_command_value(value)}" for value in values]
 
 
+def _replace_atomically(text: str, final_path: str) -> None:
+    """Write ``text`` (0600) beside ``final_path`` and rename it into place.
+
+    Readers see the old file or the whole new one, never a part; the staging file is removed
+    again on any failure, a cancellation included.
+    """
+    descriptor, staging_path = tempfile.mkstemp(dir=os.path.dirname(final_path), prefix=".report-")
+    try:
+        os.fchmod(descriptor, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(staging_path, final_path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(staging_path)
+        raise
+
+
 def write_report(text: str, temp_root: str) -> str:
     """Write the report atomically under a fresh 0700 directory; return its absolute path."""
     directory: str | None = None
@@ -64,18 +84,7 @@ def write_report(text: str, temp_root: str) -> str:
         directory = tempfile.mkdtemp(prefix=c.REPORT_DIR_PREFIX, dir=temp_root)
         os.chmod(directory, 0o700)
         final_path = os.path.join(directory, c.REPORT_FILE_NAME)
-        descriptor, staging_path = tempfile.mkstemp(dir=directory, prefix=".report-")
-        try:
-            os.fchmod(descriptor, 0o600)
-            with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(staging_path, final_path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(staging_path)
-            raise
+        _replace_atomically(text, final_path)
         return os.path.abspath(final_path)
     except OSError:
         if directory is not None:
@@ -95,18 +104,7 @@ def write_report_file(text: str, path: str) -> str:
     try:
         if not os.path.isdir(directory):
             os.mkdir(directory, 0o700)
-        descriptor, staging_path = tempfile.mkstemp(dir=directory, prefix=".report-")
-        try:
-            os.fchmod(descriptor, 0o600)
-            with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(staging_path, final_path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(staging_path)
-            raise
+        _replace_atomically(text, final_path)
     except OSError:
         raise PlanningFailure(c.FAILURE_REPORT_UNWRITABLE) from None
     return final_path
