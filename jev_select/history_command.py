@@ -11,7 +11,6 @@ actions are not looked up, and each report is the pipeline's bypass report.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import re
 import sys
@@ -35,6 +34,7 @@ from .core.policy import choose_bypass
 from .core.report import report_text
 from .edges.environment import temp_root
 from .edges.git_local import is_git_repository, local_first_parent_log, resolve_local_revision
+from .edges.publish import write_report_file
 from .edges.remotes import normalise_remote
 from .errors import InputError, InvocationError, PlanningFailure
 
@@ -146,17 +146,7 @@ def _end_progress() -> None:
 def _write_report(directory: str, text: str) -> str:
     os.makedirs(directory, mode=0o700, exist_ok=True)
     path = os.path.join(directory, c.REPORT_FILE_NAME)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".jev-select-report-")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_report_file(text, path)
     return path
 
 
@@ -284,7 +274,7 @@ def _run(
         )
         try:
             path = _write_report(os.path.join(out, change.head[:12]), report_text(result.report))
-        except OSError:
+        except (OSError, PlanningFailure):
             _end_progress()
             raise HistoryFailure(c.HISTORY_OUT_UNWRITABLE) from None
         outcomes.append(
