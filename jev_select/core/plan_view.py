@@ -10,12 +10,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from .. import contracts as c
 from .jsonutil import code_unit_key, format_number
 from .models import TaskTable
 from .tasks import match_force_paths
 
-__all__ = ["failure_line", "highest_score", "matched_pattern", "render_preview", "task_details"]
+__all__ = [
+    "DetailFacts",
+    "detail_facts",
+    "failure_line",
+    "highest_score",
+    "matched_pattern",
+    "render_preview",
+    "task_details",
+]
 
 
 def highest_score(report: Mapping[str, Any], task_id: str) -> float | None:
@@ -50,6 +60,33 @@ def task_gaps(report: Mapping[str, Any], task_id: str) -> list[str]:
     return [gap for gap in warnings if isinstance(gap, str)] if isinstance(warnings, list) else []
 
 
+@attrs.frozen
+class DetailFacts:
+    """What a person reads about one task; each view formats and escapes it for its medium."""
+
+    score: float | None  # the highest score, None when the task was never scored
+    threshold: float
+    match: tuple[str, str] | None  # the first force_paths pattern that matched, with its path
+    gaps: tuple[str, ...]
+
+
+def detail_facts(
+    report: Mapping[str, Any],
+    task_id: str,
+    *,
+    tasks: TaskTable | None = None,
+    changed_paths: Sequence[str] | None = None,
+) -> DetailFacts:
+    """The facts behind a task's details; the pattern needs ``tasks`` and ``changed_paths``."""
+    task = next((task for task in tasks.tasks if task.id == task_id), None) if tasks else None
+    return DetailFacts(
+        score=highest_score(report, task_id),
+        threshold=report["skip_below"],
+        match=matched_pattern(task.force_paths if task else None, changed_paths),
+        gaps=tuple(task_gaps(report, task_id)),
+    )
+
+
 def task_details(
     report: Mapping[str, Any],
     task_id: str,
@@ -58,19 +95,17 @@ def task_details(
     changed_paths: Sequence[str] | None = None,
 ) -> str:
     """One line of details: ``score 0.93 >= 0.05``, ``docs/** matched docs/a.md``, the gaps."""
+    facts = detail_facts(report, task_id, tasks=tasks, changed_paths=changed_paths)
     parts: list[str] = []
-    score = highest_score(report, task_id)
-    if score is not None:
-        threshold = report["skip_below"]
-        relation = ">=" if score >= threshold else "<"
-        parts.append(f"score {format_number(score)} {relation} {format_number(threshold)}")
-    task = next((task for task in tasks.tasks if task.id == task_id), None) if tasks else None
-    match = matched_pattern(task.force_paths if task else None, changed_paths)
-    if match is not None:
-        parts.append(f"{match[0]} matched {match[1]}")
-    gaps = task_gaps(report, task_id)
-    if gaps:
-        parts.append(c.PLAN_VIEW_GAPS_PREFIX + ", ".join(gaps))
+    if facts.score is not None:
+        relation = ">=" if facts.score >= facts.threshold else "<"
+        parts.append(
+            f"score {format_number(facts.score)} {relation} {format_number(facts.threshold)}"
+        )
+    if facts.match is not None:
+        parts.append(f"{facts.match[0]} matched {facts.match[1]}")
+    if facts.gaps:
+        parts.append(c.PLAN_VIEW_GAPS_PREFIX + ", ".join(facts.gaps))
     return "; ".join(parts)
 
 

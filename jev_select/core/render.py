@@ -17,7 +17,7 @@ from ..version import __version__
 from .jsonutil import code_unit_key, compact_json, format_number
 from .models import Plan, TaskTable
 from .plan_block import render_plan_block
-from .plan_view import highest_score, matched_pattern, task_details, task_gaps
+from .plan_view import detail_facts, task_details
 
 __all__ = ["Summary", "log_line", "render_outputs", "render_summary", "render_terminal"]
 
@@ -99,19 +99,17 @@ def _task_details(
     changed_paths: Sequence[str] | None,
 ) -> str:
     """Highest score against the threshold, the matching pattern and the gaps, each escaped."""
+    facts = detail_facts(report, task_id, tasks=table, changed_paths=changed_paths)
     parts: list[str] = []
-    score = highest_score(report, task_id)
-    if score is not None:
-        threshold = report["skip_below"]
-        relation = "&gt;=" if score >= threshold else "&lt;"
-        parts.append(f"score {format_number(score)} {relation} {format_number(threshold)}")
-    task = next((task for task in table.tasks if task.id == task_id), None) if table else None
-    match = matched_pattern(task.force_paths if task else None, changed_paths)
-    if match is not None:
-        parts.append(c.SUMMARY_PATTERN_MATCHED_TEMPLATE.format(pattern=_code(match[0])))
-    gaps = task_gaps(report, task_id)
-    if gaps:
-        parts.append(c.PLAN_VIEW_GAPS_PREFIX + ", ".join(_code(gap) for gap in gaps))
+    if facts.score is not None:
+        relation = "&gt;=" if facts.score >= facts.threshold else "&lt;"
+        parts.append(
+            f"score {format_number(facts.score)} {relation} {format_number(facts.threshold)}"
+        )
+    if facts.match is not None:
+        parts.append(c.SUMMARY_PATTERN_MATCHED_TEMPLATE.format(pattern=_code(facts.match[0])))
+    if facts.gaps:
+        parts.append(c.PLAN_VIEW_GAPS_PREFIX + ", ".join(_code(gap) for gap in facts.gaps))
     return "; ".join(parts) if parts else c.SUMMARY_NULL_CELL
 
 
