@@ -6,13 +6,15 @@ stays empty; elsewhere they are plain lines on stderr. Texts come only from fixe
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Mapping
 
 from . import contracts as c
+from .edges import cancellation
 from .errors import InputError, PlanningFailure, failure_message, input_error_message
 
-__all__ = ["emit", "emit_for", "failure_text", "github_mode", "write"]
+__all__ = ["cancelled", "emit", "emit_for", "failure_text", "github_mode", "write"]
 
 _GITHUB_ACTIONS = "GITHUB_ACTIONS"
 
@@ -56,3 +58,13 @@ def failure_text(error: BaseException) -> str:
     if type(error) is PlanningFailure and isinstance(error.code, str):
         return failure_message(error.code)
     return failure_message(c.FAILURE_INTERNAL_ERROR)
+
+
+def cancelled(cancel: cancellation.Cancelled, *, github: bool, published: bool) -> int:
+    """Stop what other threads started, print the one cancellation line, return 128 + signal."""
+    cancellation.run_cleanups()
+    message = c.CANCELLED_AFTER_PUBLICATION_MESSAGE if published else c.CANCELLED_MESSAGE
+    # A closed stream must not turn a cancellation into a traceback.
+    with contextlib.suppress(OSError):
+        emit(message, github=github)
+    return cancel.exit_code

@@ -553,7 +553,7 @@ ALLOWED_LITERALS: dict[tuple[str, str], str] = {
     ("questions", "model"): "the model field of the System One request body",
     ("httpio", "status"): "the HTTP failure kind for a non-2xx answer",
     ("environment", "head"): "the head object of a pull_request payload",
-    ("cli", "head"): "the head object of the pull request API answer",
+    ("plan_github", "head"): "the head object of the pull request API answer",
 }
 
 

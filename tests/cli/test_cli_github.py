@@ -453,12 +453,12 @@ def test_only_genuine_errors_choose_the_diagnostic(
     error: Exception,
     expected: str,
 ) -> None:
-    from jev_select import cli
+    from jev_select import plan_github
 
     def raising(*_args: object, **_kwargs: object) -> object:
         raise error
 
-    monkeypatch.setattr(cli, "run_plan_pipeline", raising)
+    monkeypatch.setattr(plan_github, "run_plan_pipeline", raising)
     environ = make_env(tmp_path).environ()
     code, out, err = run_in_process(monkeypatch, capsys, environ, "plan")
     assert code == 1
@@ -473,12 +473,12 @@ def test_only_genuine_errors_choose_the_diagnostic(
 def test_local_mode_unexpected_error_is_internal_error_on_stderr(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from jev_select import cli
+    from jev_select import plan_local
 
     def raising(*_args: object, **_kwargs: object) -> object:
         raise ValueError("SECRET")
 
-    monkeypatch.setattr(cli, "local_inputs", raising)
+    monkeypatch.setattr(plan_local, "local_inputs", raising)
     code, out, err = run_in_process(monkeypatch, capsys, {}, "plan", "--tasks-file", "x")
     assert (code, out) == (1, "")
     assert err == failure_message(c.FAILURE_INTERNAL_ERROR) + "\n"
