@@ -101,7 +101,7 @@ def run_plan_pipeline(
 ) -> PlanResult:
     """Plan the run. ``validated_at`` is the ``clock`` reading when input validation ended."""
     tasks = inputs.tasks
-    tested_ref = c.TESTED_REF_MERGE if run.merge_queue else inputs.tested_ref
+    tested_ref = _tested_ref(inputs, run)
     selection_hash = compute_selection_hash(inputs.model, inputs.skip_below, tasks)
     bypass = choose_bypass(
         pull_request=run.pull_request,
@@ -122,30 +122,10 @@ def run_plan_pipeline(
         # needs neither git nor HTTP, and loading GitPython, requests and urllib3 would cost it
         # more than all its own work.
         from .core.grouping import GroupingError, prepare_observation
-        from .edges.collect import collect_change
         from .edges.evaluate import run_observation
-        from .edges.git import GitSession
 
-        with GitSession(
-            run.remote,
-            token=inputs.github_token,
-            temp_root=run.temp_root,
-            environ=run.environ,
-            borrow_from=run.borrow_from,
-        ) as session:
-            collection = collect_change(
-                session,
-                base_sha=commits.base_sha,
-                head_sha=commits.head_sha,
-                tested_sha=commits.tested_sha,
-                tested_ref=tested_ref,
-                metadata_sha=commits.metadata_sha,
-                max_diff_bytes=inputs.max_diff_bytes,
-                queue=run.merge_queue,
-            )
-            commits = collection.commits
-            if collection.change_set is not None:
-                metadata = _resolve_metadata(inputs, run, session)
+        collection, metadata = _collect(inputs, run)
+        commits = collection.commits
         collected_at = clock()
         if collection.change_set is not None and metadata is not None:
             evidence = {task_id: entry.evidence for task_id, entry in metadata.evidence.items()}
@@ -181,11 +161,6 @@ def run_plan_pipeline(
         if observation is not None
         else None
     )
-    incomplete = (
-        frozenset(task_id for task_id, entry in metadata.evidence.items() if entry.incomplete)
-        if metadata is not None
-        else frozenset()
-    )
     plan = decide(
         tasks,
         mode=inputs.mode,
@@ -197,7 +172,7 @@ def run_plan_pipeline(
         first_failure=outcome.error if outcome is not None else None,
         observed=observation is not None,
         group_count=len(observation.chunks) if observation is not None else 0,
-        metadata_incomplete=incomplete,
+        metadata_incomplete=_incomplete(metadata),
         protected_paths=(inputs.tasks_file,) if inputs.tasks_file is not None else (),
     )
     job_metadata: dict[str, Mapping[str, Any]] = {}
@@ -245,6 +220,24 @@ _PREVIEW_BYPASSES = (c.REASON_MISSING_API_KEY, c.REASON_EXTERNAL_CONTEXT_DISABLE
 
 
 def _preview(inputs: Inputs, run: RunContext) -> Preview:
+    collection, metadata = _collect(inputs, run)
+    return Preview(
+        changed_paths=collection.known_paths,
+        collection_error=collection.error,
+        gaps=_gaps(metadata),
+    )
+
+
+def _tested_ref(inputs: Inputs, run: RunContext) -> str:
+    # A merge-queue commit is what merges: the report records it as the merge that is tested.
+    return c.TESTED_REF_MERGE if run.merge_queue else inputs.tested_ref
+
+
+def _collect(inputs: Inputs, run: RunContext) -> tuple[Collection, MetadataResult | None]:
+    """Collect the change and, once it is collected and there are tasks, their metadata.
+
+    One git session serves both, so the metadata is read from the objects just verified.
+    """
     from .edges.collect import collect_change
     from .edges.git import GitSession
 
@@ -261,24 +254,34 @@ def _preview(inputs: Inputs, run: RunContext) -> Preview:
             base_sha=commits.base_sha,
             head_sha=commits.head_sha,
             tested_sha=commits.tested_sha,
-            tested_ref=inputs.tested_ref,
+            tested_ref=_tested_ref(inputs, run),
             metadata_sha=commits.metadata_sha,
             max_diff_bytes=inputs.max_diff_bytes,
+            queue=run.merge_queue,
         )
         metadata = (
-            _resolve_metadata(inputs, run, session) if collection.change_set is not None else None
+            _resolve_metadata(inputs, run, session)
+            if collection.change_set is not None and len(inputs.tasks) > 0
+            else None
         )
+    return collection, metadata
+
+
+def _incomplete(metadata: MetadataResult | None) -> frozenset[str]:
+    if metadata is None:
+        return frozenset()
+    return frozenset(task_id for task_id, entry in metadata.evidence.items() if entry.incomplete)
+
+
+def _gaps(metadata: MetadataResult | None) -> dict[str, tuple[str, ...]]:
+    """Task ID to its metadata warnings, first-seen order; tasks without any are left out."""
     gaps: dict[str, tuple[str, ...]] = {}
     if metadata is not None:
         for task_id, entry in metadata.evidence.items():
-            warnings = entry.job_metadata.get("warnings") if entry.job_metadata else None
+            warnings = (entry.job_metadata or {}).get("warnings") or ()
             if warnings:
-                gaps[task_id] = tuple(str(gap) for gap in warnings)
-    return Preview(
-        changed_paths=collection.known_paths,
-        collection_error=collection.error,
-        gaps=gaps,
-    )
+                gaps[task_id] = tuple(str(warning) for warning in warnings)
+    return gaps
 
 
 def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> MetadataResult:
@@ -349,32 +352,12 @@ def preview_change(
     and metadata gaps. Other bypasses (``force-all``) do stop it.
     """
     from .core.grouping import GroupingError, prepare_observation
-    from .edges.collect import collect_change
-    from .edges.git import GitSession
 
     tasks = inputs.tasks
     started = clock()
-    metadata: MetadataResult | None = None
     grouping_error: str | None = None
     requests = 0
-    with GitSession(
-        run.remote,
-        token=inputs.github_token,
-        temp_root=run.temp_root,
-        environ=run.environ,
-        borrow_from=run.borrow_from,
-    ) as session:
-        collection = collect_change(
-            session,
-            base_sha=run.commits.base_sha,
-            head_sha=run.commits.head_sha,
-            tested_sha=run.commits.tested_sha,
-            tested_ref=inputs.tested_ref,
-            metadata_sha=run.commits.metadata_sha,
-            max_diff_bytes=inputs.max_diff_bytes,
-        )
-        if collection.change_set is not None and len(tasks) > 0:
-            metadata = _resolve_metadata(inputs, run, session)
+    collection, metadata = _collect(inputs, run)
     collection_ms = _milliseconds(started, clock())
     if collection.change_set is not None and metadata is not None:
         try:
@@ -391,11 +374,6 @@ def preview_change(
             grouping_error = error.code
         else:
             requests = len(prepared.requests)
-    incomplete = (
-        frozenset(task_id for task_id, entry in metadata.evidence.items() if entry.incomplete)
-        if metadata is not None
-        else frozenset()
-    )
     plan = decide(
         tasks,
         mode=inputs.mode,
@@ -407,19 +385,13 @@ def preview_change(
         first_failure=None,
         observed=False,
         group_count=0,
-        metadata_incomplete=incomplete,
+        metadata_incomplete=_incomplete(metadata),
     )
-    gaps: dict[str, tuple[str, ...]] = {}
-    if metadata is not None:
-        for task_id, entry in metadata.evidence.items():
-            warnings = (entry.job_metadata or {}).get("warnings") or ()
-            if warnings:
-                gaps[task_id] = tuple(str(warning) for warning in warnings)
     return ChangePreview(
         plan=plan,
         collection_error=collection.error,
         grouping_error=grouping_error,
-        gaps=gaps,
+        gaps=_gaps(metadata),
         requests=0 if inputs.force_all else requests,
         collection_ms=collection_ms,
     )
