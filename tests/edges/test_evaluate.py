@@ -728,8 +728,17 @@ def test_group_error_follows_batch_order_and_outcome_error_the_first_failure(
 
 
 def test_group_model_is_null_when_its_batches_disagree(jev: FakeJev) -> None:
+    last_request_arrived = threading.Event()
+
     def respond(request: RecordedRequest) -> Reply:
-        return Reply.ok(model="jev-1.13.1") if request.task_ids == ("b",) else Reply.ok()
+        if request.task_ids == ("c",):
+            last_request_arrived.set()
+        if request.task_ids == ("b",):
+            # The first failure stops further dispatch: answer only once the second group's
+            # request is under way, so that it completes whatever the threads' timing.
+            last_request_arrived.wait(timeout=10)
+            return Reply.ok(model="jev-1.13.1")
+        return Reply.ok()
 
     jev.responder = respond
     outcome = run(jev, prepare([[["a"], ["b"]], [["c"]]]))
