@@ -1,7 +1,7 @@
 """jev-select: run only the CI tasks a pull request needs, and never skip one on doubtful evidence.
 
-The stable library API (spec §1.2) is re-exported here. The core functions are pure: they take
-facts as data and never read the environment, the clock, files, the network or git.
+The stable library API (docs/reference.md, "Library") is re-exported here. The core functions are
+pure: they take facts as data and never read the environment, the clock, files, the network or git.
 
 >>> import jev_select
 >>> table = jev_select.parse_tasks("unit:\\n  description: Runs the unit tests.\\n")

@@ -1,6 +1,7 @@
 """The ``jev-select`` command: parsing the command line and running the chosen subcommand.
 
-Shell module (spec §1.3, §3, §11.3, §15). ``plan`` is :mod:`.plan` (its arguments), with
+Shell module (docs/reference.md, "Commands", "Failure codes", "Publication", "Local use"). ``plan``
+is :mod:`.plan` (its arguments), with
 :mod:`.plan_github` and :mod:`.plan_local` for its two modes; the other subcommands register
 themselves through :mod:`.commands`. Every failure becomes one fixed diagnostic line and exit
 code 1 with nothing published; nothing supplied by the user, a provider or git is ever printed.

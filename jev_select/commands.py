@@ -110,7 +110,8 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def run_analyze(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
-    """``jev-select analyze REPORT RESULTS [REPORT RESULTS ...]`` (spec §14)."""
+    """``jev-select analyze REPORT RESULTS [REPORT RESULTS ...]`` (docs/reference.md,
+    "Shadow analysis")."""
     paths: list[str] = namespace.paths
     if len(paths) % 2:
         raise InvocationError("REPORT and RESULTS files come in pairs")
@@ -214,7 +215,8 @@ def run_block(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
 
 
 def plan_json(block: PlanBlock) -> dict[str, Any]:
-    """A plan block's fields in the block's own names and order (spec §13)."""
+    """A plan block's fields in the block's own names and order (docs/reference.md,
+    "Step summary and plan block")."""
     return {
         "schemaVersion": block.schema_version,
         "engineVersion": block.engine_version,

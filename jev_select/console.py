@@ -1,4 +1,5 @@
-"""Where the command line writes: one rule for every subcommand (spec §3).
+"""Where the command line writes: one rule for every subcommand (docs/reference.md,
+"Failure codes").
 
 In GitHub mode (``GITHUB_ACTIONS=true``) diagnostics are workflow commands on stdout and stderr
 stays empty; elsewhere they are plain lines on stderr. Texts come only from fixed templates.

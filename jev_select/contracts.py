@@ -28,7 +28,7 @@ RESULTS_SCHEMA_FILE: Final = "results.schema.json"
 SYSTEM_ONE_REQUEST_SCHEMA_FILE: Final = "systemone-request.schema.json"
 
 # --------------------------------------------------------------------------------------------
-# Inputs (spec §2.1), in their declaration order
+# Inputs (docs/reference.md, "Inputs"), in their declaration order
 # --------------------------------------------------------------------------------------------
 
 
@@ -66,8 +66,8 @@ TESTED_REF_MERGE: Final = "merge"
 TESTED_REF_HEAD: Final = "head"
 TESTED_REFS: Final = (TESTED_REF_MERGE, TESTED_REF_HEAD)
 
-# What a merge_group event does (spec §5.3 as amended): run every task, or select on the queue
-# commit against its verified base.
+# What a merge_group event does (docs/reference.md, "Events"): run every task, or select on the
+# queue commit against its verified base.
 MERGE_GROUP_RUN_ALL: Final = "run-all"
 MERGE_GROUP_SELECT: Final = "select"
 MERGE_GROUP_MODES: Final = (MERGE_GROUP_RUN_ALL, MERGE_GROUP_SELECT)
@@ -218,14 +218,15 @@ INPUTS: Final = (
 
 INPUT_NAMES: Final = tuple(spec.name for spec in INPUTS)
 
-# Local-mode-only fields that can fail input validation (spec §3.1, §15).
+# Local-mode-only fields that can fail input validation (docs/reference.md, "Input errors",
+# "Local use").
 FIELD_TASKS_FILE: Final = INPUT_TASKS_FILE
 FIELD_REPO: Final = "repo"
 FIELD_BASE: Final = "base"
 FIELD_HEAD: Final = "head"
 FIELD_REMOTE: Final = "remote"
 
-# Fixed constraint texts of spec §3.1, keyed by field.
+# Fixed constraint texts of docs/reference.md, "Input errors", keyed by field.
 INPUT_CONSTRAINTS: Final = {
     INPUT_TASKS: "a YAML mapping of uniquely named task objects, each with a nonblank description "
     "and only the documented fields",
@@ -264,7 +265,7 @@ CANCELLED_AFTER_PUBLICATION_MESSAGE: Final = (
     "jev-select: cancelled; the plan was already published."
 )
 
-# Validation patterns (spec §2.1); always applied with re.fullmatch.
+# Validation patterns (docs/reference.md, "Inputs"); always applied with re.fullmatch.
 MODEL_PATTERN: Final = r"jev-[0-9]+\.[0-9]+\.[0-9]+"
 SKIP_BELOW_PATTERN: Final = r"(?:0|[1-9][0-9]*)(?:\.[0-9]+)?"
 API_MODEL_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}"
@@ -275,7 +276,7 @@ SHA40_PATTERN: Final = r"[a-f0-9]{40}"
 HEX64_PATTERN: Final = r"[a-f0-9]{64}"
 REPOSITORY_PATTERN: Final = r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
 
-# "Whitespace" of spec §0.
+# "Whitespace" of docs/reference.md, "Conventions".
 WHITESPACE: Final = (
     "\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680"
     "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
@@ -283,7 +284,7 @@ WHITESPACE: Final = (
 )
 
 # --------------------------------------------------------------------------------------------
-# Hard failure codes (spec §3.2)
+# Hard failure codes (docs/reference.md, "Failure codes")
 # --------------------------------------------------------------------------------------------
 
 FAILURE_INVALID_INVOCATION: Final = "invalid-invocation"
@@ -310,7 +311,7 @@ FAILURE_CODES: Final = (
 )
 
 # --------------------------------------------------------------------------------------------
-# Outputs (spec §11)
+# Outputs (docs/reference.md, "Outputs")
 # --------------------------------------------------------------------------------------------
 
 OUTPUT_RUN: Final = "run"
@@ -341,7 +342,7 @@ OUTPUT_DESCRIPTIONS: Final = {
 OUTPUT_DELIMITER_PREFIX: Final = "jev-select-"
 
 # --------------------------------------------------------------------------------------------
-# Statuses and reasons (spec §9)
+# Statuses and reasons (docs/reference.md, "Selection policy")
 # --------------------------------------------------------------------------------------------
 
 STATUS_PLANNED: Final = "planned"
@@ -437,7 +438,7 @@ REASON_MEANINGS: Final = {
     "failure",
 }
 
-# Bypass reasons in precedence order (spec §5.5).
+# Bypass reasons in precedence order (docs/reference.md, "Statuses").
 BYPASS_REASONS: Final = (
     REASON_NON_PULL_REQUEST,
     REASON_FORCE_ALL,
@@ -446,7 +447,7 @@ BYPASS_REASONS: Final = (
     REASON_EXTERNAL_CONTEXT_DISABLED,
 )
 
-# Collection error codes (spec §6.4).
+# Collection error codes (docs/reference.md, "Collection checks").
 COLLECTION_ERRORS: Final = (
     REASON_GIT_FETCH_FAILED,
     REASON_GIT_READ_FAILED,
@@ -457,7 +458,8 @@ COLLECTION_ERRORS: Final = (
     REASON_UNREPRESENTABLE_CHANGE,
 )
 
-# Request failure codes and grouping errors (spec §8.4, §8.8, §10.2).
+# Request failure codes and grouping errors (docs/reference.md, "Grouping", "Error mapping",
+# "Report fields").
 REQUEST_ERRORS: Final = (REASON_JEV_TIMEOUT, REASON_JEV_ERROR, REASON_INVALID_RESPONSE)
 GROUPING_ERRORS: Final = (
     REASON_CONTEXT_TOO_LARGE,
@@ -473,7 +475,7 @@ OBSERVATION_ERRORS: Final = (
     REASON_UNREPRESENTABLE_CHANGE,
 )
 
-# Observation vocabularies (spec §10.3).
+# Observation vocabularies (docs/reference.md, "Report fields").
 STRATEGY_WHOLE_DIFF: Final = "whole-diff"
 STRATEGY_CHUNKED_DIFF: Final = "chunked-diff"
 STRATEGIES: Final = (STRATEGY_WHOLE_DIFF, STRATEGY_CHUNKED_DIFF)
@@ -486,7 +488,7 @@ GROUP_NOT_STARTED: Final = "not-started"
 GROUP_STATUSES: Final = (GROUP_COMPLETED, GROUP_FAILED, GROUP_NOT_STARTED)
 
 # --------------------------------------------------------------------------------------------
-# Task table (spec §4)
+# Task table (docs/reference.md, "Task fields")
 # --------------------------------------------------------------------------------------------
 
 TASK_ID_PATTERN: Final = r"[A-Za-z_][A-Za-z0-9_-]{0,63}"
@@ -528,7 +530,7 @@ JOB_REF_FIELD_WORKFLOW: Final = "workflow"
 JOB_REF_FIELD_JOB: Final = "job"
 PROTECTED_PATH_PREFIX: Final = ".github/workflows/"
 
-# Hostile-input guards for the task table (fail fast, spec §4 and issue 2).
+# Hostile-input guards for the task table (fail fast, docs/reference.md, "Task fields" and issue 2).
 MAX_TASKS_TEXT_BYTES: Final = 1_048_576
 MAX_YAML_DEPTH: Final = 64
 MAX_YAML_NODES: Final = 200_000
@@ -537,7 +539,7 @@ MAX_YAML_NODES: Final = 200_000
 MAX_YAML_EXPANDED_NODES: Final = 200_000
 
 # --------------------------------------------------------------------------------------------
-# Git and change collection (spec §6)
+# Git and change collection (docs/reference.md, "Change collection")
 # --------------------------------------------------------------------------------------------
 
 GIT_TEMP_PREFIX: Final = "jev-select-git-"
@@ -556,7 +558,7 @@ GIT_BOUNDARY_LIMIT: Final = 4096
 METADATA_FILE_CAP: Final = 1_048_576
 
 # --------------------------------------------------------------------------------------------
-# GitHub API (spec §5.4, §7.3)
+# GitHub API (docs/reference.md, "Manual pull-request mode", "Actions in the evidence")
 # --------------------------------------------------------------------------------------------
 
 GITHUB_DEFAULT_SERVER_URL: Final = "https://github.com"
@@ -572,7 +574,7 @@ GITHUB_BODY_CAP: Final = 2 * 1_048_576
 GITHUB_FILE_CAP: Final = 1_048_576
 
 # --------------------------------------------------------------------------------------------
-# Jev request (spec §8)
+# Jev request (docs/reference.md, "The Jev request")
 # --------------------------------------------------------------------------------------------
 
 QUESTION_TYPE: Final = "noul"
@@ -589,9 +591,9 @@ REQUEST_BOUND_MS: Final = 10000
 RESPONSE_BODY_CAP: Final = 1_048_576
 DEADLINE_SLACK_MS: Final = 250
 
-# The question texts (spec §8.3). They are ours; a change to any of them changes calibration and
-# must be recorded under "Changed" in CHANGELOG.md with a note that thresholds may need
-# recalibration.
+# The question texts (docs/reference.md, "Question texts"). They are ours; a change to any of them
+# changes calibration and must be recorded under "Changed" in CHANGELOG.md with a note that
+# thresholds may need recalibration.
 QUESTION_JUDGMENT: Final = (
     "Decide whether the changes in this diff group can alter what the task verifies: the "
     "behaviour it checks, an artifact it builds or inspects, or the tests, tools and settings it "
@@ -619,7 +621,7 @@ QUESTION_CHUNK_SCOPE: Final = (
 )
 
 # --------------------------------------------------------------------------------------------
-# Task metadata warnings (spec §7.6)
+# Task metadata warnings (docs/reference.md, "Metadata warnings")
 # --------------------------------------------------------------------------------------------
 
 WARN_WORKFLOW_MISSING: Final = "workflow-missing:"
@@ -676,14 +678,16 @@ REUSABLE_WORKFLOW_MAX_DEPTH: Final = 10
 NOTE_JOB_NAME_NOT_KEY: Final = (
     '{workflow}: "{name}" is the display name of job "{key}"; reference the job by its key'
 )
-# Step fields of the evidence (spec §7.7) that mark step concurrency: the 0-based index of the
-# job's ``parallel`` group a step belongs to, and ``true`` on a ``background`` step.
+# Step fields of the evidence (docs/reference.md, "Evidence object") that mark step concurrency: the
+# 0-based index of the job's ``parallel`` group a step belongs to, and ``true`` on a ``background``
+# step.
 EVIDENCE_STEP_PARALLEL: Final = "parallel"
 EVIDENCE_STEP_BACKGROUND: Final = "background"
 LOCAL_REPOSITORY_NAME: Final = "local"
 
 # --------------------------------------------------------------------------------------------
-# Report, summary and messages (spec §10, §11.3, §12)
+# Report, summary and messages (docs/reference.md, "Report fields", "Publication",
+# "Step summary and plan block")
 # --------------------------------------------------------------------------------------------
 
 REPORT_DIR_PREFIX: Final = "jev-select-report-"
@@ -715,13 +719,13 @@ SUMMARY_SCORE_DISCLAIMER: Final = (
 SUMMARY_GROUP_TABLE_OMITTED: Final = "Group table omitted (size limit); see the report."
 SUMMARY_MORE_TASKS_TEMPLATE: Final = "… {count} more tasks; see the report."
 
-# Local mode (spec §15).
+# Local mode (docs/reference.md, "Local use").
 LOCAL_API_KEY_ENV: Final = "JEV_API_KEY"
 LOCAL_GITHUB_TOKEN_ENV: Final = "GITHUB_TOKEN"
 # GitHub's REST root; read in GitHub mode and, when set, in local mode too (same validation).
 GITHUB_API_URL_ENV: Final = "GITHUB_API_URL"
 
-# Analyzer (spec §14).
+# Analyzer (docs/reference.md, "Shadow analysis").
 ANALYSIS_FAILURE_TEMPLATE: Final = "jev-select: analysis failed ({code})."
 ANALYSIS_INVALID_SHADOW_MEASUREMENT: Final = "invalid-shadow-measurement"
 ANALYSIS_TASK_RESULTS_MISMATCH: Final = "task-results-mismatch"
@@ -739,7 +743,7 @@ TASK_RESULTS: Final = ("success", "failure", "cancelled", "skipped")
 FAILURE_CLASSIFICATIONS: Final = ("regression", "flaky", "infrastructure", "unknown")
 EVALUATION_THRESHOLDS: Final = (0.05, 0.1, 0.2, 0.3, 0.5)
 
-# Subcommands (spec §1.1).
+# Subcommands (docs/reference.md, "Commands").
 COMMAND_PLAN: Final = "plan"
 COMMAND_ANALYZE: Final = "analyze"
 COMMAND_REPLAY: Final = "replay"
@@ -748,7 +752,7 @@ COMMAND_REPLAY: Final = "replay"
 # policy / report / render / planblock: report field order, summary and terminal wording
 # --------------------------------------------------------------------------------------------
 
-# Root fields of report v5 in their written order (spec §10.2).
+# Root fields of report v5 in their written order (docs/reference.md, "Report fields").
 REPORT_FIELDS: Final = (
     "version",
     "tested_ref",
@@ -867,7 +871,7 @@ TERMINAL_NOTE_TEMPLATE: Final = "note: {task}: {note}"
 SUMMARY_NOTE_TEMPLATE: Final = "- Note on `{task}`: {note}"
 
 # --------------------------------------------------------------------------------------------
-# jev_client: System One exchange (spec §8.1, §8.6)
+# jev_client: System One exchange (docs/reference.md, "Transport", "Response validation")
 # --------------------------------------------------------------------------------------------
 
 JSON_MEDIA_TYPE: Final = "application/json"
@@ -879,7 +883,7 @@ USAGE_FIELD_OUTPUT_TOKENS: Final = "output_tokens"
 ANSWER_FIELD_TYPE: Final = "type"
 
 # --------------------------------------------------------------------------------------------
-# tasks: keys of the document hashed into selection_hash (spec §10.5)
+# tasks: keys of the document hashed into selection_hash (docs/reference.md, "Hashes")
 # --------------------------------------------------------------------------------------------
 
 SELECTION_KEY_MODEL: Final = "model"
@@ -887,7 +891,8 @@ SELECTION_KEY_SKIP_BELOW: Final = "skip_below"
 SELECTION_KEY_TASKS: Final = "tasks"
 
 # --------------------------------------------------------------------------------------------
-# commands / readers / analyze / results: the extra subcommands (spec §13, §14)
+# commands / readers / analyze / results: the extra subcommands (docs/reference.md,
+# "Step summary and plan block", "Shadow analysis")
 # --------------------------------------------------------------------------------------------
 
 COMMAND_RESULTS: Final = "results"
@@ -927,7 +932,7 @@ MATRIX_JOB_NAME_SEPARATOR: Final = " ("
 TASK_RESULT_SEVERITY: Final = ("failure", "cancelled", "skipped", "success")
 
 # --------------------------------------------------------------------------------------------
-# replay: evaluation replay of the corpus (spec §18)
+# replay: evaluation replay of the corpus (docs/reference.md, "Evaluation replay")
 # --------------------------------------------------------------------------------------------
 
 REPLAY_LABEL_RELEVANT: Final = "relevant"
@@ -1030,8 +1035,8 @@ CHECK_INVALID_TABLE: Final = "invalid-table"
 # Problems found against the repository at REV.
 CHECK_FORCE_PATHS_NO_MATCH: Final = "force-paths-no-match"
 CHECK_METADATA_GAP: Final = "metadata-gap"
-# Gap codes (the warning form's name, reference §7.6) that are errors: the table names a file or
-# job that is not there, so the task would run on every pull request.
+# Gap codes (the warning form's name, docs/reference.md, "Metadata warnings") that are errors: the
+# table names a file or job that is not there, so the task would run on every pull request.
 CHECK_GAP_ERRORS: Final = (
     "workflow-missing",
     "workflow-invalid",

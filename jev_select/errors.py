@@ -56,11 +56,13 @@ class CodedError(Exception):
 
 
 class PlanningFailure(CodedError):
-    """A hard failure of spec §3.2; ``code`` is one of ``contracts.FAILURE_CODES``."""
+    """A hard failure of docs/reference.md, "Failure codes"; ``code`` is one of
+    ``contracts.FAILURE_CODES``."""
 
 
 def input_error_message(field: str) -> str:
-    """The one-line diagnostic of spec §3.1 for ``field`` (never the supplied value)."""
+    """The one-line diagnostic of docs/reference.md, "Input errors" for ``field`` (never the
+    supplied value)."""
     constraint = contracts.INPUT_CONSTRAINTS.get(field)
     if constraint is None:
         return failure_message(contracts.FAILURE_INTERNAL_ERROR)
@@ -68,7 +70,7 @@ def input_error_message(field: str) -> str:
 
 
 def failure_message(code: str) -> str:
-    """The one-line diagnostic of spec §3.2 for a hard failure ``code``."""
+    """The one-line diagnostic of docs/reference.md, "Failure codes" for a hard failure ``code``."""
     if code not in contracts.FAILURE_CODES:
         code = contracts.FAILURE_INTERNAL_ERROR
     return contracts.FAILURE_TEMPLATE.format(code=code)

@@ -1,8 +1,8 @@
 """Settings shared by the local commands (``plan`` in local mode, ``history``).
 
 Shell module: the task table file and flags become validated inputs with the rules of local
-``plan`` (spec §15), and external action metadata is looked up through the GitHub API only on
-first use.
+``plan`` (docs/reference.md, "Local use"), and external action metadata is looked up through the
+GitHub API only on first use.
 """
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ def local_inputs(namespace: argparse.Namespace, environ: Mapping[str, str]) -> I
     }
     text = read_tasks_file(namespace.tasks_file)
     if text is None:
-        # The file is read at the position of `tasks` in the validation order (spec §2.4): an
-        # earlier field's error still wins over an unreadable file.
+        # The file is read at the position of `tasks` in the validation order (docs/reference.md,
+        # "Validation order"): an earlier field's error still wins over an unreadable file.
         try:
             parse_inputs({**raw, c.INPUT_TASKS: "{}"}, local_mode=True)
         except InputError as error:

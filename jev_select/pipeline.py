@@ -1,8 +1,9 @@
 """One planning run from validated inputs to a validated report.
 
-This module wires the stages together (spec §5.5 to §10): bypass, change collection, metadata,
-grouping, evaluation, policy and report. It is shared by GitHub mode and local mode, which differ
-only in where the commits and settings come from and where the result is published.
+This module wires the stages together (docs/reference.md, "Statuses" to "Report fields"): bypass,
+change collection, metadata, grouping, evaluation, policy and report. It is shared by GitHub mode
+and local mode, which differ only in where the commits and settings come from and where the result
+is published.
 """
 
 from __future__ import annotations

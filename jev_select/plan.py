@@ -16,7 +16,8 @@ from .errors import InputError
 
 __all__ = ["LOCAL_ONLY_FLAGS", "add_plan_parser", "emit_tasks_hint"]
 
-# Inputs that local mode takes as flags (spec §15); GitHub mode reads them from INPUT_* only.
+# Inputs that local mode takes as flags (docs/reference.md, "Local use"); GitHub mode reads them
+# from INPUT_* only.
 _LOCAL_INPUT_FLAGS = (
     c.INPUT_MODE,
     c.INPUT_MODEL,

@@ -1,9 +1,9 @@
 """``jev-select plan`` in GitHub mode (``GITHUB_ACTIONS=true``): inputs from ``INPUT_*``.
 
-Shell module (spec §1.3, §3, §5, §11.3). The masks come first; the commits follow from the event
-(or the pull request named by input ``pull-request``); the report and the outputs that name it
-are published atomically, then the step summary. Every failure is one fixed workflow command and
-exit code 1 with nothing published.
+Shell module (docs/reference.md, "Commands", "Failure codes", "Events", "Publication"). The masks
+come first; the commits follow from the event (or the pull request named by input ``pull-request``);
+the report and the outputs that name it are published atomically, then the step summary. Every
+failure is one fixed workflow command and exit code 1 with nothing published.
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ class _EventFacts:
 
 
 def _github_commits(inputs: Inputs, context: GitHubContext) -> _EventFacts:
-    """Commits, pull-request flag, fork flag and queue flag of spec §5.2 to §5.6."""
+    """Commits, pull-request flag, fork flag and queue flag of docs/reference.md, "Events"."""
     number = parse_manual_number(inputs.pull_request, context.event_name)
     merge_mode = inputs.tested_ref == c.TESTED_REF_MERGE
     if number is not None:

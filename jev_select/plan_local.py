@@ -1,8 +1,9 @@
 """``jev-select plan`` outside GitHub Actions: two commits of a repository on this disk.
 
-Shell module (spec §15). The inputs are flags and the task table a file; the base defaults to the
-unique merge base of ``HEAD`` with ``origin/HEAD`` or ``main``. The terminal shows the table,
-a preview when Jev was not asked, and the path of the report file, which one run replaces.
+Shell module (docs/reference.md, "Local use"). The inputs are flags and the task table a file; the
+base defaults to the unique merge base of ``HEAD`` with ``origin/HEAD`` or ``main``. The terminal
+shows the table, a preview when Jev was not asked, and the path of the report file, which one run
+replaces.
 """
 
 from __future__ import annotations

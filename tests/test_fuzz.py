@@ -565,7 +565,8 @@ def valid_tokens(value: Any) -> bool:
 
 @st.composite
 def structured_responses(draw: st.DrawFn) -> tuple[bytes, list[str], str | None]:
-    """A parseable body for ``asked`` plus the error an exact reading of spec §8.6 expects."""
+    """A parseable body for ``asked`` plus the error an exact reading of docs/reference.md,
+    "Response validation" expects."""
     asked = draw(ASKED)
     document: dict[str, Any] = {}
     valid = True

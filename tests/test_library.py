@@ -1,4 +1,5 @@
-"""The library API of spec §1.2 is importable from the package root and behaves as documented."""
+"""The library API of docs/reference.md, "Library" is importable from the package root and behaves
+as documented."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ mandatory tasks, so nothing the production rules keep running is ever counted as
 - a report whose observation is ``incomplete`` (some group did not complete) skips nothing at any
   threshold: the missing answers might have kept any task;
 - a candidate left without a decision at a threshold makes every task of that change run, exactly
-  as in production (spec §9.3).
+  as in production (docs/reference.md, "Mandatory tasks and the effective run").
 
 Misses are counted against the CI results of each report (the ``analyze`` results file); the
 regression-miss rate gets a one-sided 95% Clopper–Pearson upper bound.

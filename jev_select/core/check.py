@@ -392,10 +392,10 @@ def _glob_defect(value: object) -> str | None:
 def check_table(text: str, repository: Repository | None = None) -> tuple[Problem, ...]:
     """Every problem of the task-table ``text``, in file order.
 
-    The text checks cover the whole grammar of docs/reference.md §4. With ``repository``, a
-    table without errors is also checked against the files at that commit: ``force_paths`` that
-    match nothing (warnings) and every metadata gap a plan would report (errors for references
-    to files or jobs that are not there).
+    The text checks cover the whole grammar of docs/reference.md, "Task fields". With
+    ``repository``, a table without errors is also checked against the files at that commit:
+    ``force_paths`` that match nothing (warnings) and every metadata gap a plan would report (errors
+    for references to files or jobs that are not there).
     """
     trimmed = text.strip(c.WHITESPACE)
     offset = len(text) - len(text.lstrip(c.WHITESPACE))
@@ -432,7 +432,8 @@ def check_table(text: str, repository: Repository | None = None) -> tuple[Proble
             # A rule the checks above do not name (kept in step by a test): still an error.
             checker.add(
                 c.CHECK_INVALID_TABLE,
-                "the table breaks a rule of the task-table grammar (docs/reference.md §4)",
+                "the table breaks a rule of the task-table grammar (docs/reference.md, "
+                '"Task fields")',
                 node,
             )
     if table is not None and repository is not None:

@@ -14,12 +14,14 @@ _GIT_USER = b"x-access-token:"
 
 
 def usable_token(token: str) -> bool:
-    """Whether ``token`` may be sent: non-blank, U+0021 to U+007E only (spec §5.4, §6.2)."""
+    """Whether ``token`` may be sent: non-blank, U+0021 to U+007E only (docs/reference.md,
+    "Manual pull-request mode", "Remote and credentials")."""
     return bool(token) and all("!" <= char <= "~" for char in token)
 
 
 def basic_credential(token: str) -> str | None:
-    """The Base64 form of the token as the git credential header carries it (spec §6.2).
+    """The Base64 form of the token as the git credential header carries it (docs/reference.md,
+    "Remote and credentials").
 
     A token read from an environment that was not valid UTF-8 holds escaped bytes; they are
     encoded back to those bytes. ``None`` when the text has no byte form at all.

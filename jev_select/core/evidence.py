@@ -1,4 +1,5 @@
-"""Task metadata evidence (spec §7): workflows, actions, package scripts and context files.
+"""Task metadata evidence (docs/reference.md, "Task evidence"): workflows, actions, package scripts
+and context files.
 
 This module is pure apart from the callables it is handed: ``read_file`` (raw bytes of a
 repository path at the metadata commit, or None), ``fetch_action`` (an external action's
@@ -25,9 +26,10 @@ Public API:
   resolved at most once).
 - ``build_evidence(task, metadata_files) -> TaskMetadata``: the pure per-task builder; its
   ``evidence`` is the ``TaskEvidence`` of the task and its ``hints`` the task's own
-  working-directory hints (spec §7.9), first-seen order.
+  working-directory hints (docs/reference.md, "Working-directory hints"), first-seen order.
 - ``ActionFile``: what ``fetch_action`` returns on success.
-- ``normalise_path(text) -> str | None``: the path normalisation of spec §7.5.
+- ``normalise_path(text) -> str | None``: the path normalisation of docs/reference.md,
+"Context files and path normalisation".
 - ``scan_command(command) -> ScriptScan``: the package-script scanner (``package_scripts``).
 """
 
@@ -83,7 +85,8 @@ _DESCRIPTION = "description"
 _INPUTS = "inputs"
 _SCRIPTS = "scripts"
 
-# Provenance kinds, by their position in the contract tuple (spec §7.8 order).
+# Provenance kinds, by their position in the contract tuple (docs/reference.md, "Job metadata"
+# order).
 _KIND_ACTION = c.PROVENANCE_KINDS[4]
 _KIND_PACKAGE_SCRIPT = c.PROVENANCE_KINDS[5]
 _KIND_CONTEXT_FILE = c.PROVENANCE_KINDS[6]
@@ -353,7 +356,7 @@ class _TaskBuilder:
 
 
 def build_evidence(task: Task, metadata_files: MetadataFiles) -> TaskMetadata:
-    """Resolve one task's metadata (spec §7.2 to §7.8) through ``metadata_files``.
+    """Resolve one task's metadata (docs/reference.md, "Task evidence") through ``metadata_files``.
 
     A description-only task reads nothing and carries the four empty arrays.
     """
@@ -374,7 +377,8 @@ def resolve_metadata(
     commit: str,
     fetch_workflow: FetchWorkflow | None = None,
 ) -> MetadataResult:
-    """Evidence for every task, in table order, plus the working-directory hints (spec §7.9).
+    """Evidence for every task, in table order, plus the working-directory hints (docs/reference.md,
+    "Working-directory hints").
 
     ``read_file(path)`` returns the raw bytes of a normalised repository path at ``commit`` (the
     metadata commit), or None; ``fetch_action(owner, repo, subpath, ref)`` returns an

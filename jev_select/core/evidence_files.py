@@ -1,4 +1,5 @@
-"""Metadata files at one commit, for the evidence builder (spec §7.1, §7.3, §7.5). Pure.
+"""Metadata files at one commit, for the evidence builder (docs/reference.md,
+"When metadata is read", "Actions in the evidence", "Context files and path normalisation"). Pure.
 
 ``MetadataFiles`` reads, decodes, parses and caches every file the evidence of a run needs: the
 repository's own files through the ``read_file`` callable, external actions and workflows of
@@ -57,7 +58,8 @@ _HEX40 = re.compile(r"[0-9a-fA-F]{40}")
 
 
 def normalise_path(text: str) -> str | None:
-    """Strip one leading ``./``; None for an empty, absolute or malformed path (spec §7.5)."""
+    """Strip one leading ``./``; None for an empty, absolute or malformed path (docs/reference.md,
+    "Context files and path normalisation")."""
     path = text[2:] if text.startswith(_LOCAL_PREFIX) else text
     if not path or path.startswith("/") or "\\" in path or "\0" in path:
         return None
@@ -86,7 +88,7 @@ def sha256_text(text: str) -> str:
 
 
 def _key_text(key: Any) -> str:
-    """A mapping key as a string, by the conversion rules of spec §4.1."""
+    """A mapping key as a string, by the conversion rules of docs/reference.md, "Task fields"."""
     try:
         return mapping_key_text(key)
     except YamlStrictError:
@@ -278,7 +280,8 @@ class MetadataFiles:
         """Decoded text of a normalised repository path, or None when it counts as missing."""
         if path not in self._texts:
             if normalise_path(path) != path or _CURRENT_DIRECTORY in path.split("/"):
-                # A "." segment passes normalisation but names no stored path (spec §7.5).
+                # A "." segment passes normalisation but names no stored path (docs/reference.md,
+                # "Context files and path normalisation").
                 self._texts[path] = None
                 return None
             try:
@@ -357,7 +360,8 @@ class MetadataFiles:
         return self._manifests[path]
 
     def action(self, uses: str) -> _ActionOutcome:
-        """The resolved action ``uses`` names, or the warning prefix of its gap (spec §7.3)."""
+        """The resolved action ``uses`` names, or the warning prefix of its gap (docs/reference.md,
+        "Actions in the evidence")."""
         if uses not in self._actions:
             self._actions[uses] = self._resolve_action(uses)
         return self._actions[uses]

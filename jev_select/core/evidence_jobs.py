@@ -229,7 +229,8 @@ class JobsPhase:
         checkouts: list[str] = []
         for flat in shape.steps if shape is not None else ():
             step = flat.step
-            # An empty string is still the first string (spec §7.2); only absence means ".".
+            # An empty string is still the first string (docs/reference.md, "Jobs in the evidence");
+            # only absence means ".".
             directory = _first_string(
                 step.get(_WORKING_DIRECTORY), job_directory, workflow_directory
             )

@@ -1,4 +1,5 @@
-"""Splitting the patch into groups and planning the System One requests (spec §8.4, §8.5).
+"""Splitting the patch into groups and planning the System One requests (docs/reference.md,
+"Grouping", "Batching, concurrency and deadlines").
 
 Pure: the patch, commits, evidence and hints come in; groups, hashes and exact request bodies go
 out. Sizes are UTF-8 byte lengths throughout, because the limits are limits on request bytes and
@@ -39,7 +40,7 @@ _ROOT = "."
 
 
 # --------------------------------------------------------------------------------------------
-# Group keys (§8.4 step 3)
+# Group keys (docs/reference.md, "Grouping" step 3)
 # --------------------------------------------------------------------------------------------
 
 
@@ -71,12 +72,13 @@ def _key_of(path: str, ordered_hints: Sequence[str]) -> str:
 
 
 def group_key(paths: Sequence[str], hints: Sequence[str]) -> str:
-    """The grouping key of a file, decided by its first path (§8.4 step 3)."""
+    """The grouping key of a file, decided by its first path (docs/reference.md, "Grouping" step
+    3)."""
     return _key_of(paths[0], normalise_hints(hints))
 
 
 # --------------------------------------------------------------------------------------------
-# Splitting (§8.4 steps 1, 4, 5)
+# Splitting (docs/reference.md, "Grouping" steps 1, 4, 5)
 # --------------------------------------------------------------------------------------------
 
 
@@ -184,7 +186,7 @@ def split_diff(patch: str, budget: int, hints: Sequence[str]) -> tuple[DiffGroup
 
 
 # --------------------------------------------------------------------------------------------
-# Sizing loop and batching (§8.4, §8.5)
+# Sizing loop and batching (docs/reference.md, "Grouping", "Batching, concurrency and deadlines")
 # --------------------------------------------------------------------------------------------
 
 

@@ -31,7 +31,8 @@ _STATUS = c.OUTPUT_STATUS
 # The change's head commit: the same word as the tested ref.
 _HEAD = c.TESTED_REF_HEAD
 _SUBJECT_WIDTH = 48
-# Reasons that say why a whole change was not planned from scores (spec §9.2, §9.3).
+# Reasons that say why a whole change was not planned from scores (docs/reference.md,
+# "Forced state", "Mandatory tasks and the effective run").
 _CHANGE_REASONS = frozenset(
     (
         *c.BYPASS_REASONS,

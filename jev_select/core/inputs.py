@@ -1,7 +1,8 @@
-"""Validation and normalisation of the inputs (spec §2).
+"""Validation and normalisation of the inputs (docs/reference.md, "Inputs").
 
-``parse_inputs`` is pure: it takes the raw strings, checks them in the fixed order of §2.4 and
-raises ``InputError(field)`` for the first step that fails. The error names the field only.
+``parse_inputs`` is pure: it takes the raw strings, checks them in the fixed order of
+docs/reference.md, "Validation order" and raises ``InputError(field)`` for the first step that
+fails. The error names the field only.
 """
 
 from __future__ import annotations
@@ -36,13 +37,15 @@ _HEX_NUMBER = re.compile(r"0[xX][0-9A-Fa-f]*")
 _IPV4_PART = re.compile(r"0|[1-9][0-9]{0,2}")
 _PORT_DIGITS = re.compile(r"[0-9]{1,5}")
 _IPV6_BODY = re.compile(r"[0-9A-Fa-f:.]+")
-# One path segment: unreserved, sub-delimiters, ":", "@" and percent escapes (§2.3 rule 4).
+# One path segment: unreserved, sub-delimiters, ":", "@" and percent escapes (docs/reference.md,
+# "API base URL" rule 4).
 _PATH_SEGMENT = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*")
 _ENCODED_DOT = re.compile(r"%2[eE]")
 
 
 def trim(value: str | None) -> str:
-    """Remove the spec's whitespace (§0) from both ends; ``None`` is the empty string."""
+    """Remove the whitespace set (docs/reference.md, "Conventions") from both ends; ``None`` is
+    the empty string."""
     return (value or "").strip(c.WHITESPACE)
 
 
@@ -138,7 +141,8 @@ def _normalise_path(path: str) -> str | None:
 
 
 def normalise_https_url(text: str, *, allow_path: bool = True) -> str | None:
-    """The normalised root of an acceptable ``https://`` URL (spec §2.3), else ``None``.
+    """The normalised root of an acceptable ``https://`` URL (docs/reference.md, "API base URL"),
+    else ``None``.
 
     The root has a lower-case scheme and host, a canonical IPv6 host, no default port, resolved
     dot segments and no trailing ``/``. With ``allow_path=False`` a non-root path is refused.
@@ -233,12 +237,13 @@ def _defaults(local_mode: bool) -> dict[str, str]:
 
 
 def parse_inputs(raw: Mapping[str, str | None], *, local_mode: bool = False) -> Inputs:
-    """Validate and normalise the inputs in the order of spec §2.4.
+    """Validate and normalise the inputs in the order of docs/reference.md, "Validation order".
 
     ``raw`` maps input names (``"skip-below"``) to raw text; a missing or ``None`` value is empty.
-    Blank values take the defaults of spec §2.1 (``local_mode`` selects the command-line defaults,
-    where ``tested-ref`` is ``head``). ``github-token`` is only trimmed and ``pull-request`` is kept
-    as trimmed text for the caller to check. Raises ``InputError(field)`` for the first failure.
+    Blank values take the defaults of docs/reference.md, "Inputs" (``local_mode`` selects the
+    command-line defaults, where ``tested-ref`` is ``head``). ``github-token`` is only trimmed and
+    ``pull-request`` is kept as trimmed text for the caller to check. Raises ``InputError(field)``
+    for the first failure.
     """
     defaults = _defaults(local_mode)
     values: dict[str, str] = {}

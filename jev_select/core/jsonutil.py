@@ -1,4 +1,4 @@
-"""JSON as jev-select writes and reads it (spec §10.4).
+"""JSON as jev-select writes and reads it (docs/reference.md, "Compact JSON and numbers").
 
 Every JSON text the product writes uses JavaScript number formatting, so that hashes and request
 bodies are byte-identical across implementations of the contract. Every JSON text the product
@@ -24,7 +24,8 @@ __all__ = [
     "strict_loads",
 ]
 
-_encode_string = json.encoder.py_encode_basestring  # escapes exactly as spec §10.4 requires
+# escapes exactly as docs/reference.md, "Compact JSON and numbers" requires
+_encode_string = json.encoder.py_encode_basestring
 
 
 class JsonError(ValueError):
@@ -133,7 +134,8 @@ def _encode_items(
 
 
 def compact_json(value: Any) -> str:
-    """Compact JSON, key order kept, JavaScript number formatting (spec §10.4)."""
+    """Compact JSON, key order kept, JavaScript number formatting (docs/reference.md,
+    "Compact JSON and numbers")."""
     parts: list[str] = []
     _encode(value, None, 0, parts)
     return "".join(parts)
@@ -156,7 +158,8 @@ def sort_keys_deep(value: Any) -> Any:
 
 
 def canonical_json(value: Any) -> str:
-    """Compact JSON of ``value`` with recursively sorted keys (the hashed form, spec §10.5)."""
+    """Compact JSON of ``value`` with recursively sorted keys (the hashed form, docs/reference.md,
+    "Hashes")."""
     return compact_json(sort_keys_deep(value))
 
 

@@ -54,7 +54,7 @@ class JobRef:
 
 @attrs.frozen
 class Task:
-    """One normalised task of the table (spec §4.3, §4.5)."""
+    """One normalised task of the table (docs/reference.md, "Task fields")."""
 
     id: str
     description: str
@@ -107,7 +107,7 @@ class TaskTable:
 
 @attrs.frozen
 class Inputs:
-    """The validated and normalised inputs (spec §2)."""
+    """The validated and normalised inputs (docs/reference.md, "Inputs")."""
 
     tasks: TaskTable
     mode: str = c.MODE_ENFORCE
@@ -135,7 +135,7 @@ class Inputs:
 
 @attrs.frozen
 class Commits:
-    """The commits of one analysis (spec §5.6)."""
+    """The commits of one analysis (docs/reference.md, "Tested commit")."""
 
     base_sha: str
     head_sha: str
@@ -146,7 +146,7 @@ class Commits:
 
 @attrs.frozen
 class ChangeSet:
-    """A completely collected change (spec §6.5)."""
+    """A completely collected change (docs/reference.md, "Changed paths and diff facts")."""
 
     patch: str
     diff_hash: str
@@ -176,7 +176,8 @@ class Collection:
 
 @attrs.frozen
 class TaskEvidence:
-    """What metadata resolution produced for one task (spec §7.7, §7.8)."""
+    """What metadata resolution produced for one task (docs/reference.md, "Evidence object",
+    "Job metadata")."""
 
     evidence: Mapping[str, Any]  # the question's instructions.task object, keys sorted
     job_metadata: Mapping[str, Any] | None  # report entry, None when resolution did not run
@@ -185,7 +186,7 @@ class TaskEvidence:
 
 @attrs.frozen
 class DiffGroup:
-    """One contiguous slice of the patch (spec §8.4)."""
+    """One contiguous slice of the patch (docs/reference.md, "Grouping")."""
 
     index: int
     start_byte: int
@@ -220,7 +221,8 @@ class Usage:
 
 @attrs.frozen
 class RequestRecord:
-    """What happened to one request (spec §10.3); ``scores`` only for a completed request."""
+    """What happened to one request (docs/reference.md, "Report fields"); ``scores`` only for a
+    completed request."""
 
     task_ids: tuple[str, ...]
     status: str
@@ -233,7 +235,7 @@ class RequestRecord:
 
 @attrs.frozen
 class ChunkRecord:
-    """The observation of one group (spec §10.3)."""
+    """The observation of one group (docs/reference.md, "Report fields")."""
 
     index: int
     start_byte: int
@@ -253,7 +255,7 @@ class ChunkRecord:
 
 @attrs.frozen
 class Observation:
-    """Every group's record, in group order (spec §10.3)."""
+    """Every group's record, in group order (docs/reference.md, "Report fields")."""
 
     strategy: str
     status: str
@@ -273,7 +275,8 @@ class TaskDecision:
 
 @attrs.frozen
 class Plan:
-    """The decision for every task (spec §9); ``decisions`` in code-unit order of IDs."""
+    """The decision for every task (docs/reference.md, "Selection policy"); ``decisions`` in
+    code-unit order of IDs."""
 
     mode: str
     status: str
@@ -311,7 +314,8 @@ class PreparedObservation:
 
 @attrs.frozen
 class ObservationOutcome:
-    """Result of the evaluation phase (spec §8.5 to §8.7)."""
+    """Result of the evaluation phase (docs/reference.md, "Batching, concurrency and deadlines",
+    "Response validation", "Model identity and usage")."""
 
     observation: Observation
     error: str | None  # first request failure code, else None
@@ -323,7 +327,8 @@ class ObservationOutcome:
 
 @attrs.frozen
 class MetadataResult:
-    """Evidence per task (code-unit order of IDs) and the working-directory hints (spec §7.9)."""
+    """Evidence per task (code-unit order of IDs) and the working-directory hints
+    (docs/reference.md, "Working-directory hints")."""
 
     evidence: Mapping[str, TaskEvidence]
     hints: tuple[str, ...] = ()

@@ -1,4 +1,5 @@
-"""Which ``package.json`` scripts a shell command runs (spec §7.4, as amended). Pure.
+"""Which ``package.json`` scripts a shell command runs (docs/reference.md, "Package scripts", as
+amended). Pure.
 
 A script is named only by an invocation that runs one, as each package manager reads its
 command line:

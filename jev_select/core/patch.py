@@ -1,4 +1,5 @@
-"""The strict unified-diff parser (spec §8.4 step 2): the patch as files and byte ranges.
+"""The strict unified-diff parser (docs/reference.md, "Grouping" step 2): the patch as files and
+byte ranges.
 
 Pure. Anything the parser does not understand is refused as ``unrepresentable-diff`` rather than
 guessed, because a misread diff would be sent and scored as something it is not.
@@ -81,7 +82,7 @@ class PatchFile:
 
 
 # --------------------------------------------------------------------------------------------
-# Strict parse (§8.4 step 2)
+# Strict parse (docs/reference.md, "Grouping" step 2)
 # --------------------------------------------------------------------------------------------
 
 
@@ -172,7 +173,8 @@ def _choose_paths(
     candidates = _header_candidates(header)
     quoted = header.startswith(_QUOTE) or header.endswith(_QUOTE)
     if quoted and len(candidates) == 1:
-        # The quotes already fix where the old path ends, so nothing else has to agree (§8.4).
+        # The quotes already fix where the old path ends, so nothing else has to agree
+        # (docs/reference.md, "Grouping").
         return candidates[0]
     consistent = [
         (old, new)

@@ -1,4 +1,5 @@
-"""The machine-readable plan block at the end of the step summary (spec §13).
+"""The machine-readable plan block at the end of the step summary (docs/reference.md,
+"Step summary and plan block").
 
 The writer makes the block ASCII-only and escapes ``<``, ``>`` and ``&`` inside JSON strings, so
 no text carried in the payload can close the HTML comment early or forge a second block. The

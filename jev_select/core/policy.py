@@ -1,4 +1,5 @@
-"""The selection policy (spec §9): from scores and forced state to a plan.
+"""The selection policy (docs/reference.md, "Selection policy"): from scores and forced state to a
+plan.
 
 Every doubt keeps tasks running. A task is proposed for skipping only when every group scored it
 strictly below the threshold; any missing score anywhere makes every task run.
@@ -24,7 +25,7 @@ def choose_bypass(
     api_key: str,
     allow_external_context: bool,
 ) -> str | None:
-    """The first applicable bypass of spec §5.5, or None."""
+    """The first applicable bypass of docs/reference.md, "Statuses", or None."""
     if not pull_request:
         return c.REASON_NON_PULL_REQUEST
     if force_all:
@@ -41,7 +42,7 @@ def choose_bypass(
 def score_decisions(
     observation: Observation, task_ids: Sequence[str], skip_below: float
 ) -> dict[str, bool | None]:
-    """Per-task decision from the groups' scores (spec §9.1).
+    """Per-task decision from the groups' scores (docs/reference.md, "Decision from scores").
 
     ``True`` when some group scored the task at or above ``skip_below``; ``False`` when there is
     at least one group and every group scored it strictly below; otherwise ``None``.
@@ -87,7 +88,8 @@ def _forced_state(
     grouping_error: str | None,
     malformed: bool,
 ) -> tuple[str, str] | None:
-    """(status, forced reason) of the first applicable source of spec §9.2, or None."""
+    """(status, forced reason) of the first applicable source of docs/reference.md, "Forced state",
+    or None."""
     if bypass is not None:
         return c.STATUS_BYPASSED, bypass
     if protected:
@@ -138,7 +140,7 @@ def decide(
     metadata_incomplete: Collection[str] = (),
     protected_paths: Collection[str] = (),
 ) -> Plan:
-    """Apply spec §9.2 to §9.5 to every task.
+    """Apply docs/reference.md, "Selection policy" to every task.
 
     ``changed_paths`` are the paths known to the collection, also when it failed but still knew
     them; ``decisions`` come from :func:`score_decisions` (``None`` when nothing was observed) and

@@ -1,8 +1,9 @@
-"""The System One questions, group states and request bodies (spec §7.7, §8.2, §8.3).
+"""The System One questions, group states and request bodies (docs/reference.md, "Evidence object",
+"Request body", "Question texts").
 
 Pure: every function builds plain JSON values or their compact bytes. Key order matters because
 request bodies and state hashes are compared byte for byte, so every object is built literally in
-the order the spec shows.
+the documented order.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ __all__ = [
 
 
 def description_only_evidence(description: str) -> dict[str, Any]:
-    """Evidence of a task that names no jobs and no context files (§7.7), keys sorted."""
+    """Evidence of a task that names no jobs and no context files (docs/reference.md,
+    "Evidence object"), keys sorted."""
     return {
         "actions": [],
         "contextFiles": [],
@@ -66,7 +68,8 @@ def sha_state(*, base_sha: str, head_sha: str, tested_sha: str) -> dict[str, Any
 def build_state(
     *, base_sha: str, head_sha: str, tested_sha: str, group: DiffGroup, total: int
 ) -> dict[str, Any]:
-    """The ``state`` object of one group (§8.2); ``base_sha`` is the diff base."""
+    """The ``state`` object of one group (docs/reference.md, "Request body"); ``base_sha`` is the
+    diff base."""
     return {
         **sha_state(base_sha=base_sha, head_sha=head_sha, tested_sha=tested_sha),
         "changed_paths": list(group.paths),

@@ -32,7 +32,8 @@ def _flag(value: bool) -> str:
 
 
 def render_outputs(plan: Plan, tested_sha: str, report_path: str) -> list[tuple[str, str]]:
-    """The outputs of spec §11.1 in order: the seven fixed ones, then one per task."""
+    """The outputs of docs/reference.md, "Outputs" in order: the seven fixed ones, then one per
+    task."""
     run = {task_id: plan.decisions[task_id].run for task_id in _sorted_ids(plan.decisions)}
     selected = [task_id for task_id, runs in run.items() if runs]
     outputs = [
@@ -56,14 +57,14 @@ def _sorted_ids(values: Mapping[str, Any]) -> list[str]:
 
 
 def log_line(plan: Plan, task_count: int) -> str:
-    """The one log line of spec §11.3."""
+    """The one log line of docs/reference.md, "Publication"."""
     return c.LOG_LINE_TEMPLATE.format(
         status=plan.status, mode=plan.mode, selected=len(plan.selected), total=task_count
     )
 
 
 # --------------------------------------------------------------------------------------------
-# Step summary (spec §12)
+# Step summary (docs/reference.md, "Step summary and plan block")
 # --------------------------------------------------------------------------------------------
 
 
@@ -233,7 +234,8 @@ def render_summary(
     table: TaskTable | None = None,
     changed_paths: Sequence[str] | None = None,
 ) -> Summary:
-    """The step summary of spec §12, at most ``SUMMARY_MAX_BYTES``, ending with the plan block.
+    """The step summary of docs/reference.md, "Step summary and plan block", at most
+    ``SUMMARY_MAX_BYTES``, ending with the plan block.
 
     Over the limit, the group table is replaced first, then task rows are dropped from the end
     with a count line. The plan block is never cut; when it alone is over
@@ -304,7 +306,7 @@ def render_summary(
 
 
 # --------------------------------------------------------------------------------------------
-# Terminal rendering (spec §15)
+# Terminal rendering (docs/reference.md, "Local use")
 # --------------------------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""Report v5 (spec §10): construction, validation and its file text.
+"""Report v5 (docs/reference.md, "Report fields"): construction, validation and its file text.
 
 The report is the source of truth for everything published afterwards, so it is validated against
 the strict schema and the cross-field invariants before any output is written.
@@ -23,7 +23,7 @@ __all__ = ["build_report", "report_text", "validate_report"]
 # Report keys that happen to equal names owned elsewhere in contracts: the report records the
 # very value published under that name.
 
-# Written key order of one job_metadata entry (spec §7.8).
+# Written key order of one job_metadata entry (docs/reference.md, "Job metadata").
 _METADATA_KEY_ORDER = (
     "incomplete",
     "missing",
@@ -120,7 +120,7 @@ def build_report(
     job_metadata: Mapping[str, Mapping[str, Any]],
     durations_ms: Mapping[str, float | None],
 ) -> dict[str, Any]:
-    """Report v5 as an ordered mapping (spec §10.2, §10.3).
+    """Report v5 as an ordered mapping (docs/reference.md, "Report fields").
 
     ``change_set`` is given only when the change was completely collected; otherwise the diff
     facts are null. ``durations_ms`` holds ``collection``, ``jev`` (None when not attempted) and
@@ -254,7 +254,8 @@ def _observation_coherent(observation: Mapping[str, Any], diff_bytes: int | None
 
 
 def validate_report(report: Mapping[str, Any]) -> None:
-    """Check ``report`` against the schema, finiteness and the invariants of spec §10.
+    """Check ``report`` against the schema, finiteness and the invariants of docs/reference.md,
+    "Report fields".
 
     Raises ``PlanningFailure("report-invalid")`` and nothing else; the failure names no value.
     """

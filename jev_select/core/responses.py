@@ -1,7 +1,8 @@
-"""Strict validation of a System One answer (spec §8.6): pure, no I/O.
+"""Strict validation of a System One answer (docs/reference.md, "Response validation"): pure, no
+I/O.
 
-Every defect is reduced to one of the request codes of spec §8.8; nothing from the body is kept
-beyond the scores, the model name and the token counts.
+Every defect is reduced to one of the request codes of docs/reference.md, "Error mapping"; nothing
+from the body is kept beyond the scores, the model name and the token counts.
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ def _score(answer: Any) -> float | None:
 def validate_response(
     body: bytes, asked_ids: Sequence[str], expected_model: str
 ) -> ValidatedResponse:
-    """Check a 2xx body against spec §8.6 for a request that asked ``asked_ids``."""
+    """Check a 2xx body against docs/reference.md, "Response validation" for a request that asked
+    ``asked_ids``."""
     try:
         document = strict_loads(body)
     except JsonError:

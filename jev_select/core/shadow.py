@@ -1,4 +1,5 @@
-"""Shadow-mode analysis (spec §14): what enforce mode would have skipped, against real results.
+"""Shadow-mode analysis (docs/reference.md, "Shadow analysis"): what enforce mode would have
+skipped, against real results.
 
 Pure core. ``analyze_shadow`` compares one shadow report with the CI results of the same tested
 commit; ``aggregate`` sums several analyses into a rollout view; the ``*_table`` functions render
@@ -120,10 +121,11 @@ def _well_formed_result(entry: Any) -> bool:
 
 
 def analyze_shadow(report: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any]:
-    """Compare a shadow report with the CI results of its tested commit (spec §14).
+    """Compare a shadow report with the CI results of its tested commit (docs/reference.md,
+    "Shadow analysis").
 
-    The checks run in the order of §14 and the first failure raises ``AnalysisError`` with its
-    code. Every list in the result is in code-unit order.
+    The checks run in the order of docs/reference.md, "Shadow analysis" and the first failure raises
+    ``AnalysisError`` with its code. Every list in the result is in code-unit order.
     """
     _check_measurement(report, results)
     decisions: Mapping[str, Mapping[str, Any]] = report[c.REPORT_FIELD_TASKS]

@@ -1,7 +1,8 @@
 """The task table: validation and normalisation, the selection hash and ``force_paths`` globs.
 
-Spec §4 and §10.5. Everything here is pure: the text comes in, a ``TaskTable`` goes out, and any
-defect of the text is the one diagnostic ``InputError("tasks")``, which never names the defect.
+docs/reference.md, "Task fields", "Hashes". Everything here is pure: the text comes in, a
+``TaskTable`` goes out, and any defect of the text is the one diagnostic ``InputError("tasks")``,
+which never names the defect.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ __all__ = [
     "selection_hash_text",
 ]
 
-# minimatch semantics with dot, nonegate and nocomment (spec §4.6); never NEGATE or IGNORECASE.
+# minimatch semantics with dot, nonegate and nocomment (docs/reference.md, "Task fields"); never
+# NEGATE or IGNORECASE.
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE | wcglob.EXTGLOB | wcglob.FORCEUNIX
 
 _FILE_PATH_FORBIDDEN = frozenset("\\\x00\r\n")
@@ -65,7 +67,7 @@ def compile_glob(pattern: str) -> bool:
 
 
 def match_force_paths(patterns: Sequence[str], paths: Sequence[str]) -> bool:
-    """Whether any glob matches any changed path (spec §4.6).
+    """Whether any glob matches any changed path (docs/reference.md, "Task fields").
 
     A pattern the matcher refuses counts as a match: validation rejects such patterns, and if
     one slips through, keeping the task running is the safe reading.
@@ -183,7 +185,7 @@ def _build_task(task_id: str, body: object) -> Task:
 
 
 def parse_tasks(text: str) -> TaskTable:
-    """Validate and normalise the task-table YAML (spec §4.1 to §4.5).
+    """Validate and normalise the task-table YAML (docs/reference.md, "Task fields").
 
     Raises ``InputError("tasks")`` for every defect: blank text, YAML outside the strict dialect,
     a top level that is not a mapping, a schema violation, a bad, duplicate or reserved ID
@@ -201,7 +203,7 @@ def parse_tasks(text: str) -> TaskTable:
     if not _tasks_validator().is_valid(document):
         raise InputError(c.INPUT_TASKS)
     # The schema documents the shape; the checks below are the exact rules (case-insensitive
-    # IDs, whole-string matching, the spec's whitespace set) and do not rely on it.
+    # IDs, whole-string matching, the documented whitespace set) and do not rely on it.
     seen_folded: set[str] = set()
     tasks: list[Task] = []
     for task_id, body in document.items():
@@ -225,5 +227,5 @@ def selection_hash_text(model: str, skip_below: float, tasks: TaskTable) -> str:
 
 
 def compute_selection_hash(model: str, skip_below: float, tasks: TaskTable) -> str:
-    """SHA-256 (lowercase hex) of the canonical selection document (spec §10.5)."""
+    """SHA-256 (lowercase hex) of the canonical selection document (docs/reference.md, "Hashes")."""
     return hashlib.sha256(selection_hash_text(model, skip_below, tasks).encode("utf-8")).hexdigest()

@@ -1,4 +1,5 @@
-"""Which workflow shapes the evidence builder understands (spec §7.2, "Workflow shapes").
+"""Which workflow shapes the evidence builder understands (docs/reference.md,
+"Jobs in the evidence", "Workflow shapes").
 
 Pure. Every key GitHub accepts in a workflow, a job, a step or ``defaults.run`` is in exactly
 one of two tables here: *modelled* (the builder reads it into the evidence) or *dropped* (it

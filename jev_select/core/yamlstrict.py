@@ -1,4 +1,4 @@
-"""The one strict YAML loader of jev-select (spec §4.1).
+"""The one strict YAML loader of jev-select (docs/reference.md, "Task fields").
 
 YAML 1.2 core schema on PyYAML's pure-Python loader: no aliases, no merge keys, no timestamps,
 no YAML 1.1 booleans or octals, no directives, one document, a short list of explicit tags, and
@@ -106,7 +106,8 @@ def _number_key_text(value: int | float) -> str:
 
 
 def mapping_key_text(key: object) -> str:
-    """The string a constructed scalar key stands for (spec §4.1); non-scalars are refused."""
+    """The string a constructed scalar key stands for (docs/reference.md, "Task fields");
+    non-scalars are refused."""
     if isinstance(key, str):
         return key
     if key is None:
@@ -337,7 +338,8 @@ def _check_size(text: str) -> None:
 
 
 def load_strict(text: str, *, aliases: bool = False) -> Any:
-    """Parse one strict YAML document (reference §4.1); mapping keys are always strings.
+    """Parse one strict YAML document (docs/reference.md, "Task fields"); mapping keys are always
+    strings.
 
     An empty stream gives ``None``. Raises ``YamlStrictError`` for anything refused.
     ``aliases=True`` (workflow files and action metadata only) accepts anchors, aliases and

@@ -1,9 +1,11 @@
-"""Change collection: fetch, verify and inventory the change under test (spec §6.3 to §6.5).
+"""Change collection: fetch, verify and inventory the change under test (docs/reference.md,
+"Fetching and verification", "Collection checks", "Changed paths and diff facts").
 
 :func:`collect_change` drives a :class:`~jev_select.git.GitSession` through the fixed check order
-of spec §6.4 and turns every git problem into a :class:`~jev_select.models.Collection` carrying an
-error code; it raises only on programming errors. The parsers of git's ``-z`` output are pure
-functions so the rules they enforce can be tested without git.
+of docs/reference.md, "Collection checks" and turns every git problem into a
+:class:`~jev_select.models.Collection` carrying an error code; it raises only on programming errors.
+The parsers of git's ``-z`` output are pure functions so the rules they enforce can be tested
+without git.
 """
 
 from __future__ import annotations
@@ -96,7 +98,8 @@ def _split_fields(output: bytes) -> list[bytes]:
 
 
 def parse_raw(output: bytes) -> tuple[RawRecord, ...]:
-    """Parse ``git diff --raw -z`` output (checks 3 and 4 of spec §6.4).
+    """Parse ``git diff --raw -z`` output (checks 3 and 4 of docs/reference.md,
+    "Collection checks").
 
     Raises ``CollectionError("unrepresentable-change")`` for a malformed record, a path that is
     not strict UTF-8, or a path that is not literal.
@@ -131,7 +134,7 @@ def parse_raw(output: bytes) -> tuple[RawRecord, ...]:
 
 
 def parse_numstat(output: bytes) -> tuple[NumstatRecord, ...]:
-    """Parse ``git diff --numstat -z`` output (check 6 of spec §6.4).
+    """Parse ``git diff --numstat -z`` output (check 6 of docs/reference.md, "Collection checks").
 
     Raises ``binary-change`` when a record read before any malformation has ``-`` in a count
     column, and ``unrepresentable-change`` when the output is malformed.
@@ -172,7 +175,8 @@ def parse_numstat(output: bytes) -> tuple[NumstatRecord, ...]:
 
 
 def check_blob(content: bytes, *, cap: int = c.GIT_BLOB_CAP) -> None:
-    """Check 7 of spec §6.4 for one blob: size, NUL byte, strict UTF-8 (a BOM is fine)."""
+    """Check 7 of docs/reference.md, "Collection checks" for one blob: size, NUL byte, strict UTF-8
+    (a BOM is fine)."""
     if len(content) > cap:
         raise CollectionError(c.REASON_DIFF_TOO_LARGE)
     if b"\0" in content:
@@ -200,7 +204,7 @@ def _blob_ids(records: tuple[RawRecord, ...]) -> Iterator[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Fetching and verification (spec §6.3)
+# Fetching and verification (docs/reference.md, "Fetching and verification")
 # ---------------------------------------------------------------------------------------------
 
 
@@ -294,7 +298,8 @@ def proven_merge_base(session: GitSession, base: str, head: str) -> str | None:
 
 
 def _head_mode_diff_base(session: GitSession, base: str, head: str) -> str:
-    """The unique merge base of ``base`` and ``head`` (spec §6.3 step 5, amended).
+    """The unique merge base of ``base`` and ``head`` (docs/reference.md,
+    "Fetching and verification" step 5, amended).
 
     A borrowed object store holds the complete history (shallow repositories are not borrowed
     from). Otherwise the history is deepened in bounded steps until the merge base is proven
@@ -367,7 +372,7 @@ def _verify_commits(
 
 
 # ---------------------------------------------------------------------------------------------
-# Inventory and patch (spec §6.4, §6.5)
+# Inventory and patch (docs/reference.md, "Collection checks", "Changed paths and diff facts")
 # ---------------------------------------------------------------------------------------------
 
 

@@ -1,7 +1,7 @@
 """The GitHub Actions environment: ``GITHUB_*`` variables, the event file and bypass rules.
 
-Edge module (spec §5). Reading is done by ``read_github_context``; everything after it is a pure
-function of what was read, so the rules are testable without an environment.
+Edge module (docs/reference.md, "Events"). Reading is done by ``read_github_context``; everything
+after it is a pure function of what was read, so the rules are testable without an environment.
 """
 
 from __future__ import annotations
@@ -74,7 +74,8 @@ def temp_root(environ: Mapping[str, str]) -> str:
 
 
 def server_origin(text: str) -> str | None:
-    """The origin of ``GITHUB_SERVER_URL`` (spec §5.1), or None when it is not acceptable."""
+    """The origin of ``GITHUB_SERVER_URL`` (docs/reference.md, "GitHub environment"), or None when
+    it is not acceptable."""
     normalised = normalise_https_url(text, allow_path=False)
     if normalised is None:
         return None
@@ -88,7 +89,8 @@ def server_origin(text: str) -> str | None:
 
 
 def read_github_context(environ: Mapping[str, str]) -> GitHubContext:
-    """Validate the environment and read the event file, in the order of spec §2.4."""
+    """Validate the environment and read the event file, in the order of docs/reference.md,
+    "Validation order"."""
     event_name = environ.get("GITHUB_EVENT_NAME", "")
     repository = environ.get("GITHUB_REPOSITORY", "")
     sha = environ.get("GITHUB_SHA", "")
@@ -170,7 +172,8 @@ def _is_number(value: object) -> bool:
 
 
 def parse_pull_request(payload: object, repository: str) -> PullRequestFacts:
-    """Validate a ``pull_request`` object (spec §5.2); decide conservatively if it is a fork."""
+    """Validate a ``pull_request`` object (docs/reference.md, "Pull request events"); decide
+    conservatively if it is a fork."""
     if not isinstance(payload, Mapping):
         raise PlanningFailure(c.FAILURE_INVALID_EVENT)
     base = payload.get("base")
@@ -215,7 +218,8 @@ def _ascii_lower(text: str) -> str:
 
 
 def parse_manual_number(text: str, event_name: str) -> int | None:
-    """The ``pull-request`` input: None when blank, else a checked number (spec §5.4)."""
+    """The ``pull-request`` input: None when blank, else a checked number (docs/reference.md,
+    "Manual pull-request mode")."""
     if not text:
         return None
     if event_name != _WORKFLOW_DISPATCH_EVENT:

@@ -1,9 +1,10 @@
 """The evaluation phase: send every planned request under one deadline and record what happened.
 
-Spec §8.5: at most three requests in flight, each bounded by min(10 s, what is left of the total
-deadline); the first failure stops further dispatch; a request still running at its bound is
-abandoned (its daemon worker may linger, but never delays exit) and recorded as ``jev-timeout``,
-so this function returns shortly after the deadline whatever the server does.
+docs/reference.md, "Batching, concurrency and deadlines": at most three requests in flight, each
+bounded by min(10 s, what is left of the total deadline); the first failure stops further dispatch;
+a request still running at its bound is abandoned (its daemon worker may linger, but never delays
+exit) and recorded as ``jev-timeout``, so this function returns shortly after the deadline whatever
+the server does.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The isolated session: a throw-away bare repository for change collection (spec §6.1 to §6.4).
+"""The isolated session: a throw-away bare repository for change collection (docs/reference.md,
+"Change collection").
 
 Every git command of a session goes through the isolated runner (:mod:`.git_runner`). The
 repository is removed on every path. In local mode it may borrow the object store of the user's
@@ -106,7 +107,8 @@ class GitSession:
             raise
         return self
 
-    # ---- borrowing (spec §6.3, local mode) -------------------------------------------------------
+    # ---- borrowing (docs/reference.md, "Fetching and verification", local mode)
+    # -------------------------------------------------------
 
     def _alternates_path(self) -> str | None:
         if self.git_dir is None:

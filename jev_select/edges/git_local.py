@@ -1,9 +1,10 @@
-"""Local mode: read-only queries on the user's repository (spec §15).
+"""Local mode: read-only queries on the user's repository (docs/reference.md, "Local use").
 
 Each query is one ``git`` command run by the isolated runner in the user's repository, under the
 sanitised environment; none writes there or reads its configuration, hooks or attributes. A
 question git cannot answer is None, never an error. The object store a session may borrow
-(git alternates, spec §6.3) is found here too, and written in the form git reads back exactly.
+(git alternates, docs/reference.md, "Fetching and verification") is found here too, and written in
+the form git reads back exactly.
 """
 
 from __future__ import annotations

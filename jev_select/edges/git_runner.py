@@ -1,4 +1,5 @@
-"""The git runner: one isolated subprocess per command (spec §6, §15).
+"""The git runner: one isolated subprocess per command (docs/reference.md, "Change collection",
+"Local use").
 
 Every git process runs from an argument list (never a shell) with stdin closed, stderr drained and
 discarded, and stdout read up to a per-command byte cap; a process that writes past its cap is
@@ -68,7 +69,8 @@ def is_object_id(text: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# Environment and credentials (spec §6.1, §6.2)
+# Environment and credentials (docs/reference.md, "Temporary repository and git environment",
+# "Remote and credentials")
 # ---------------------------------------------------------------------------------------------
 
 _FIXED_VARIABLES: Mapping[str, str] = {

@@ -1,9 +1,11 @@
-"""GitHub REST lookups: the manual pull request (spec §5.4), external actions (spec §7.3) and the
-jobs of a workflow run (``jev-select results``).
+"""GitHub REST lookups: the manual pull request (docs/reference.md, "Manual pull-request mode"),
+external actions (docs/reference.md, "Actions in the evidence") and the jobs of a workflow run
+(``jev-select results``).
 
-Every call is one bounded GET under the rules of spec §5.4: the two fixed headers plus a Bearer
-token only when it is usable, no netrc, no redirects, no retries, a wall-clock bound per request,
-a body cap and strict JSON. Failures never carry anything from the exchange.
+Every call is one bounded GET under the rules of docs/reference.md, "Manual pull-request mode": the
+two fixed headers plus a Bearer token only when it is usable, no netrc, no redirects, no retries, a
+wall-clock bound per request, a body cap and strict JSON. Failures never carry anything from the
+exchange.
 """
 
 from __future__ import annotations
@@ -45,11 +47,13 @@ _ENCODING_BASE64 = "base64"
 
 
 def api_root(server_origin: str, api_url: str | None) -> str | None:
-    """The GitHub REST root (spec §5.4), or None when the configured value is not acceptable.
+    """The GitHub REST root (docs/reference.md, "Manual pull-request mode"), or None when the
+    configured value is not acceptable.
 
     ``api_url`` is ``GITHUB_API_URL`` (None or empty when unset): validated by the rules of
-    spec §2.3 with a path allowed, trailing ``/`` stripped. Otherwise ``https://github.com``
-    maps to ``https://api.github.com`` and any other origin to ``<origin>/api/v3``.
+    docs/reference.md, "API base URL" with a path allowed, trailing ``/`` stripped. Otherwise
+    ``https://github.com`` maps to ``https://api.github.com`` and any other origin to
+    ``<origin>/api/v3``.
     """
     if api_url:
         return normalise_https_url(api_url.strip(c.WHITESPACE), allow_path=True)

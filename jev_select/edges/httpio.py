@@ -1,9 +1,10 @@
 """One bounded HTTP exchange, shared by the Jev client and the GitHub API lookups.
 
-Rules (spec §5.4, §8.1): one attempt, no redirects (a 3xx is a failure), credentials only from
-the explicit auth object (never ``~/.netrc``), a wall-clock bound covering connect, TLS, upload
-and the whole body, and a cap on the body. Standard proxy and CA-bundle variables are honoured.
-No body is ever logged, and the exceptions raised here carry no text from the exchange.
+Rules (docs/reference.md, "Manual pull-request mode", "Transport"): one attempt, no redirects (a 3xx
+is a failure), credentials only from the explicit auth object (never ``~/.netrc``), a wall-clock
+bound covering connect, TLS, upload and the whole body, and a cap on the body. Standard proxy and
+CA-bundle variables are honoured. No body is ever logged, and the exceptions raised here carry no
+text from the exchange.
 """
 
 from __future__ import annotations

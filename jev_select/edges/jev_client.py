@@ -1,7 +1,8 @@
 """The System One exchange: one bounded POST (the network edge).
 
 ``send`` neither logs nor keeps a body, and every failure is reduced to one of the three request
-codes of spec §8.8. What comes back is checked by the pure ``responses.validate_response``.
+codes of docs/reference.md, "Error mapping". What comes back is checked by the pure
+``responses.validate_response``.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ class Sender(Protocol):
 
 
 def request_headers() -> dict[str, str]:
-    """The headers of spec §8.1 other than the credential (added by ``httpio.BearerAuth``)."""
+    """The headers of docs/reference.md, "Transport" other than the credential (added by
+    ``httpio.BearerAuth``)."""
     return {
         "Content-Type": c.JSON_MEDIA_TYPE,
         "Accept": c.JSON_MEDIA_TYPE,

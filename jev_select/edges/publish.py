@@ -1,9 +1,10 @@
 """Publishing a plan: masks, the report file, ``GITHUB_OUTPUT`` and the step summary.
 
-Edge module (spec §10.1, §11.3, §12). The order is fixed by the caller: masks first, then the
-report, then the outputs in one write, then the summary. A failure or a cancellation before the
-outputs are written leaves nothing behind; the outputs are the point of publication, appended in
-one write that is cut back when it fails (the caller keeps a cancellation from stopping it).
+Edge module (docs/reference.md, "Report fields", "Publication", "Step summary and plan block"). The
+order is fixed by the caller: masks first, then the report, then the outputs in one write, then the
+summary. A failure or a cancellation before the outputs are written leaves nothing behind; the
+outputs are the point of publication, appended in one write that is cut back when it fails (the
+caller keeps a cancellation from stopping it).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def _escape_command_value(value: str) -> str:
 
 
 def mask_commands(api_key: str | None, github_token: str | None) -> list[str]:
-    """``::add-mask::`` lines for every form of the secrets (spec §11.3), without repeats."""
+    """``::add-mask::`` lines for every form of the secrets (docs/reference.md, "Publication"),
+    without repeats."""
     values: list[str] = []
     for raw in (api_key, github_token):
         if raw is None:
@@ -123,7 +125,8 @@ def _delimiter(name: str, value: str) -> str:
 
 
 def format_outputs(pairs: Iterable[tuple[str, str]]) -> str:
-    """Every output in the multi-line form with a fresh random delimiter (spec §11.3)."""
+    """Every output in the multi-line form with a fresh random delimiter (docs/reference.md,
+    "Publication")."""
     parts: list[str] = []
     for name, value in pairs:
         delimiter = _delimiter(name, value)

@@ -1,4 +1,5 @@
-"""The fetch source of a session (spec §6.2): the default remote and ``--remote``.
+"""The fetch source of a session (docs/reference.md, "Remote and credentials"): the default remote
+and ``--remote``.
 
 ``normalise_remote`` looks at the file system for a local path, so it lives with the edges.
 """
@@ -63,7 +64,8 @@ def _split_authority(rest: str) -> tuple[str, str, str] | None:
 
 
 def _loopback_http_url(text: str) -> str | None:
-    """``text`` when it is an http:// URL on a loopback host under the §2.3 character rules."""
+    """``text`` when it is an http:// URL on a loopback host under the docs/reference.md,
+    "API base URL" character rules."""
     scheme = "http://"
     if not text.lower().startswith(scheme) or _has_forbidden_character(text):
         return None
@@ -82,10 +84,11 @@ def _loopback_http_url(text: str) -> str | None:
 
 
 def normalise_remote(text: str, *, cwd: str) -> str:
-    """The fetch URL for ``--remote`` (spec §6.2); raises ``InputError("remote")``.
+    """The fetch URL for ``--remote`` (docs/reference.md, "Remote and credentials"); raises
+    ``InputError("remote")``.
 
-    Accepts an https:// URL under the §2.3 character rules, an http:// URL on a loopback host,
-    a file:// URL, or an existing directory (made an absolute file:// URL).
+    Accepts an https:// URL under the docs/reference.md, "API base URL" character rules, an http://
+    URL on a loopback host, a file:// URL, or an existing directory (made an absolute file:// URL).
     """
     value = text.strip(c.WHITESPACE)
     lowered = value.lower()

@@ -1,4 +1,5 @@
-"""The evaluation replay: run the evaluation corpus through the production pipeline (spec §18).
+"""The evaluation replay: run the evaluation corpus through the production pipeline
+(docs/reference.md, "Evaluation replay").
 
 A tool, not the product. Each case of the corpus is rebuilt as two real commits (the base tree,
 then the base with the case's patch applied) in a temporary bare repository, and analysed exactly

@@ -1,4 +1,5 @@
-"""The evaluation corpus: cases, labels and base trees, rebuilt as real commits (spec §18)."""
+"""The evaluation corpus: cases, labels and base trees, rebuilt as real commits (docs/reference.md,
+"Evaluation replay")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The figures of a replay: per-case outcomes, the spec §18 counts and their presentation."""
+"""The figures of a replay: per-case outcomes, the docs/reference.md, "Evaluation replay" counts and
+their presentation."""
 
 from __future__ import annotations
 
@@ -73,7 +74,8 @@ def _count(metrics: dict[str, int], label: str | None, proposed: bool | None) ->
 def compute_metrics(
     outcomes: Sequence[CaseOutcome], thresholds: Sequence[float]
 ) -> list[dict[str, Any]]:
-    """Per threshold, the spec §18 counts over every labelled task of ``outcomes``.
+    """Per threshold, the docs/reference.md, "Evaluation replay" counts over every labelled task of
+    ``outcomes``.
 
     ``unknown`` counts tasks (of either label) whose proposal is null: no usable evidence.
     """

@@ -1,4 +1,5 @@
-"""Campaign recordings and the transports that replay or record them (spec §18).
+"""Campaign recordings and the transports that replay or record them (docs/reference.md,
+"Evaluation replay").
 
 A request is answered from the campaign only when the SHA-256 of its body names a recording whose
 stored body is byte-for-byte the same; recordings hold bodies only, never a header, key or token.

@@ -57,7 +57,7 @@ jobs:
 
 
 def assert_commits(report: Mapping[str, Any], *, tested: str, base: str, head: str) -> None:
-    """The report names the pull request's commits (spec §5.6)."""
+    """The report names the pull request's commits (docs/reference.md, "Tested commit")."""
     assert (report["tested_sha"], report["base_sha"], report["head_sha"]) == (tested, base, head)
 
 
@@ -635,8 +635,9 @@ def test_merge_sha_that_is_not_a_commit_id_publishes_nothing(
     github: FakeGitHub,
     merge_sha: str,
 ) -> None:
-    # A merge commit the report could not name as tested_sha (spec §10.2) is as unusable as a
-    # missing one (spec §5.4): the run fails closed before any git command.
+    # A merge commit the report could not name as tested_sha (docs/reference.md, "Report fields") is
+    # as unusable as a missing one (docs/reference.md, "Manual pull-request mode"): the run fails
+    # closed before any git command.
     github.add_pull(REPOSITORY, PR_NUMBER, pr.payload(merge_commit_sha=merge_sha))
     result = run(manual_env(tmp_path, pr, fresh_jev, github), pr)
     assert result.code == 1

@@ -1,4 +1,5 @@
-"""Task metadata evidence through the real ``jev-select plan`` process (spec §7).
+"""Task metadata evidence through the real ``jev-select plan`` process (docs/reference.md,
+"Task evidence").
 
 One repository holds every kind of metadata a task can reference: workflows with single and
 expanded jobs, defaults at both levels, a YAML alias, local, external and ``docker://`` actions,
@@ -940,14 +941,15 @@ def test_invalid_api_url_sends_no_action_lookup_elsewhere(tmp_path: Path) -> Non
             sha=merge,
         )
         env.event = env.pull_request_event(base=base, head=head)
-        # Plain http is not an acceptable API root (spec §2.3 rules).
+        # Plain http is not an acceptable API root (docs/reference.md, "API base URL" rules).
         env.extra["GITHUB_API_URL"] = "http://127.0.0.1:9/api"
         env.extra["HTTPS_PROXY"] = proxy.url
         env.extra["NO_PROXY"] = "127.0.0.1,localhost"
         env.extra["REQUESTS_CA_BUNDLE"] = ca_bundle(tmp_path / "ca.pem", jev)
         result = env.run("--remote", str(repo.path))
-    # The spec keeps every GitHub REST call on the one configured root (spec §5.4): an unusable
-    # GITHUB_API_URL leaves the external actions unresolved instead of asking another host.
+    # The spec keeps every GitHub REST call on the one configured root (docs/reference.md,
+    # "Manual pull-request mode"): an unusable GITHUB_API_URL leaves the external actions unresolved
+    # instead of asking another host.
     assert result.code == 0, result.stdout
     assert proxy.lines == []
     metadata = result.report["job_metadata"]["setup"]

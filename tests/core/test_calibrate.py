@@ -142,7 +142,8 @@ def test_an_incomplete_observation_never_skips() -> None:
 
 def test_a_candidate_without_a_decision_makes_the_change_run() -> None:
     # z has no score in the second group: at 0.5 its decision is null, so every task runs
-    # (spec §9.3) although x and y are below in both groups; at 0.05 z is kept by group one.
+    # (docs/reference.md, "Mandatory tasks and the effective run") although x and y are below in
+    # both groups; at 0.05 z is kept by group one.
     report = observed_report(
         {
             "x": (False, ["jev-below-threshold"]),

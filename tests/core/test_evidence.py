@@ -1,4 +1,5 @@
-"""Task metadata evidence (spec §7) resolved from real git repositories."""
+"""Task metadata evidence (docs/reference.md, "Task evidence") resolved from real git
+repositories."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``force_paths`` matching (spec §4.6) and glob compilation (spec §4.4)."""
+"""``force_paths`` matching (docs/reference.md, "Task fields") and glob compilation
+(docs/reference.md, "Task fields")."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 from jev_select.core.tasks import compile_glob, match_force_paths, parse_tasks
 from jev_select.errors import InputError
 
-# The 32 vectors of spec §4.6, verbatim.
+# The 32 vectors of docs/reference.md, "Task fields", verbatim.
 SPEC_VECTORS = [
     ("README.md", "README.md", True),
     ("README.md", "docs/README.md", False),

@@ -1,4 +1,5 @@
-"""Patch parsing, grouping, the sizing loop and batching (spec §8.4, §8.5)."""
+"""Patch parsing, grouping, the sizing loop and batching (docs/reference.md, "Grouping",
+"Batching, concurrency and deadlines")."""
 
 from __future__ import annotations
 
@@ -240,7 +241,8 @@ Slice = tuple[int, int, str, tuple[str, ...]]  # start, end, context, paths
 def reference_split(
     diffs: Sequence[Section], budget: int, hints: Sequence[str]
 ) -> list[Slice] | str:
-    """A second, line-based reading of §8.4 steps 4 and 5, for comparison with ``split_diff``.
+    """A second, line-based reading of docs/reference.md, "Grouping" steps 4 and 5, for comparison
+    with ``split_diff``.
 
     Files come from the generator or git itself, not from the parser; the result is the groups as
     (start, end, context, paths) or the error code.
@@ -1312,8 +1314,8 @@ def test_sizing_loop_still_tries_a_budget_of_exactly_the_floor(
 
 
 def test_binary_patch_keyword_lines_are_allowed() -> None:
-    # §8.4 lists these lines; the collector refuses binaries before grouping, but the parser
-    # itself accepts the lines in a section without ---/+++ and hunks.
+    # docs/reference.md, "Grouping" lists these lines; the collector refuses binaries before
+    # grouping, but the parser itself accepts the lines in a section without ---/+++ and hunks.
     patch = (
         "diff --git a/logo.png b/logo.png\n"
         "index 1111111..2222222 100644\n"

@@ -1,4 +1,5 @@
-"""Input validation (spec §2, §3.1): syntax, defaults, trimming, order and diagnostics."""
+"""Input validation (docs/reference.md, "Inputs", "Input errors"): syntax, defaults, trimming, order
+and diagnostics."""
 
 from __future__ import annotations
 
@@ -521,7 +522,7 @@ def test_normalise_without_path() -> None:
 
 # --- validation order ---------------------------------------------------------------------------
 
-# Each step of spec §2.4 with an input that fails exactly that step.
+# Each step of docs/reference.md, "Validation order" with an input that fails exactly that step.
 ORDERED_FAILURES: list[tuple[str, str, str]] = [
     ("mode", "mode", "observe"),
     ("tested-ref", "tested-ref", "HEAD"),

@@ -1,5 +1,5 @@
-"""JSON writing and reading (spec §10.4): JavaScript number formatting, escaping, strict parsing
-and code-unit ordering.
+"""JSON writing and reading (docs/reference.md, "Compact JSON and numbers"): JavaScript number
+formatting, escaping, strict parsing and code-unit ordering.
 
 ``format_number`` is checked against an independent reference written from the ECMAScript
 ``Number::toString`` algorithm: the shortest digit string is found by trying every precision with

@@ -1,4 +1,5 @@
-"""The plan block (spec §13): writer framing and escaping, fail-closed reader, schema."""
+"""The plan block (docs/reference.md, "Step summary and plan block"): writer framing and escaping,
+fail-closed reader, schema."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The selection policy of spec §9: scores, forced state, mandatory tasks, reasons and status."""
+"""The selection policy of docs/reference.md, "Selection policy": scores, forced state, mandatory
+tasks, reasons and status."""
 
 from __future__ import annotations
 
@@ -93,7 +94,7 @@ def run_decide(
 
 
 # --------------------------------------------------------------------------------------------
-# §9.1 score decisions
+# docs/reference.md, "Decision from scores" score decisions
 # --------------------------------------------------------------------------------------------
 
 

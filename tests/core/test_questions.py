@@ -1,4 +1,5 @@
-"""Questions, group states and request bodies (spec §7.7, §8.2, §8.3)."""
+"""Questions, group states and request bodies (docs/reference.md, "Evidence object", "Request body",
+"Question texts")."""
 
 from __future__ import annotations
 
@@ -281,8 +282,9 @@ def test_schema_requires_every_key(path: tuple[str, ...]) -> None:
 
 
 def test_schema_accepts_the_empty_job_id_metadata_can_produce() -> None:
-    # A workflow key written as `~` becomes the empty string (the YAML dialect of §4.1), and a
-    # reference without `job` expands to it, so the evidence really carries `"id": ""`.
+    # A workflow key written as `~` becomes the empty string (the YAML dialect of docs/reference.md,
+    # "Task fields"), and a reference without `job` expands to it, so the evidence really carries
+    # `"id": ""`.
     workflow = ".github/workflows/ci.yml"
     table = TaskTable((Task(id="unit", description="Unit.", jobs=(JobRef(workflow),)),))
     resolved = resolve_metadata(

@@ -1,4 +1,5 @@
-"""Outputs, step summary, terminal rendering and the log line (spec §11, §12, §15)."""
+"""Outputs, step summary, terminal rendering and the log line (docs/reference.md, "Outputs",
+"Step summary and plan block", "Local use")."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from jev_select.version import __version__
 REPORT_PATH = "/runner/tmp/jev-select-report-x/report.json"
 
 # --------------------------------------------------------------------------------------------
-# Outputs (§11.1)
+# Outputs (docs/reference.md, "Outputs")
 # --------------------------------------------------------------------------------------------
 
 
@@ -114,7 +115,7 @@ def test_log_line() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Step summary golden texts (§12)
+# Step summary golden texts (docs/reference.md, "Step summary and plan block")
 # --------------------------------------------------------------------------------------------
 
 DISCLAIMER = (
@@ -423,7 +424,7 @@ def test_an_oversized_plan_block_is_omitted() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Terminal rendering (§15)
+# Terminal rendering (docs/reference.md, "Local use")
 # --------------------------------------------------------------------------------------------
 
 

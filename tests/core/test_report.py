@@ -1,4 +1,5 @@
-"""Report v5 (spec §10): construction, key order, schema validation and invariants."""
+"""Report v5 (docs/reference.md, "Report fields"): construction, key order, schema validation and
+invariants."""
 
 from __future__ import annotations
 

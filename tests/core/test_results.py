@@ -186,7 +186,8 @@ def test_malformed_maps(value: Any) -> None:
         ({"GITHUB_SERVER_URL": "https://github.com"}, "https://api.github.com"),
         ({"GITHUB_SERVER_URL": "https://ghe.example.com"}, "https://ghe.example.com/api/v3"),
         ({"GITHUB_API_URL": "https://ghe.example.com/api/v3/"}, "https://ghe.example.com/api/v3"),
-        # One rule for every GitHub call (spec §5.4): plain http is refused, loopback too.
+        # One rule for every GitHub call (docs/reference.md, "Manual pull-request mode"): plain http
+        # is refused, loopback too.
         ({"GITHUB_API_URL": "http://127.0.0.1:8080"}, None),
         ({"GITHUB_API_URL": "http://api.example.com"}, None),
         ({"GITHUB_API_URL": "https://user:pw@api.example.com"}, None),

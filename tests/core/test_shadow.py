@@ -1,4 +1,5 @@
-"""Shadow analysis (spec §14): the pure analyzer, the aggregate view and ``jev-select analyze``."""
+"""Shadow analysis (docs/reference.md, "Shadow analysis"): the pure analyzer, the aggregate view and
+``jev-select analyze``."""
 
 from __future__ import annotations
 

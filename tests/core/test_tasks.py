@@ -1,4 +1,5 @@
-"""The task table (spec §4.2 to §4.5), its schema, and the selection hash (spec §10.5)."""
+"""The task table (docs/reference.md, "Task fields"), its schema, and the selection hash
+(docs/reference.md, "Hashes")."""
 
 from __future__ import annotations
 

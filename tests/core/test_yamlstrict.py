@@ -1,4 +1,4 @@
-"""The strict YAML dialect (spec §4.1) and its hostile-input guards."""
+"""The strict YAML dialect (docs/reference.md, "Task fields") and its hostile-input guards."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The GitHub Actions environment (spec §5.1 to §5.5): variables, event file, pull request facts,
-fork detection, the manual number and the bypass order."""
+"""The GitHub Actions environment (docs/reference.md, "Events"): variables, event file, pull request
+facts, fork detection, the manual number and the bypass order."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def failure_code(action: Any) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# GITHUB_SERVER_URL (§5.1)
+# GITHUB_SERVER_URL (docs/reference.md, "GitHub environment")
 # --------------------------------------------------------------------------------------------
 
 
@@ -77,7 +77,7 @@ def test_server_origin_refuses_paths_and_other_schemes(text: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# read_github_context (§5.1, §2.4 order)
+# read_github_context (docs/reference.md, "GitHub environment", "Validation order" order)
 # --------------------------------------------------------------------------------------------
 
 
@@ -176,7 +176,7 @@ def test_missing_or_unreadable_event_file(tmp_path: Path, path: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# pull_request payloads and forks (§5.2)
+# pull_request payloads and forks (docs/reference.md, "Pull request events")
 # --------------------------------------------------------------------------------------------
 
 
@@ -313,7 +313,8 @@ def test_invalid_merge_group_payload(value: Any) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Manual number (§5.4) and bypass order (§5.5)
+# Manual number (docs/reference.md, "Manual pull-request mode") and bypass order (docs/reference.md,
+# "Statuses")
 # --------------------------------------------------------------------------------------------
 
 

@@ -1,4 +1,6 @@
-"""The evaluation phase (spec §8.5 to §8.7, §10.3) against the fake System One server."""
+"""The evaluation phase (docs/reference.md, "Batching, concurrency and deadlines",
+"Response validation", "Model identity and usage", "Report fields") against the fake System One
+server."""
 
 from __future__ import annotations
 

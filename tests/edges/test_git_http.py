@@ -1,4 +1,5 @@
-"""Fetching over smart HTTP from 127.0.0.1: credentials and redirects (spec §6.1, §6.2)."""
+"""Fetching over smart HTTP from 127.0.0.1: credentials and redirects (docs/reference.md,
+"Temporary repository and git environment", "Remote and credentials")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""GitHub REST lookups against a local fake server (spec §5.4, §7.3)."""
+"""GitHub REST lookups against a local fake server (docs/reference.md, "Manual pull-request mode",
+"Actions in the evidence")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""One bounded HTTP exchange (spec §5.4, §8.1, §8.5): bounds, caps, redirects, credentials."""
+"""One bounded HTTP exchange (docs/reference.md, "Manual pull-request mode", "Transport",
+"Batching, concurrency and deadlines"): bounds, caps, redirects, credentials."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""System One client: response validation (spec §8.6, §8.7) and the exchange (§8.1, §8.8)."""
+"""System One client: response validation (docs/reference.md, "Response validation",
+"Model identity and usage") and the exchange (docs/reference.md, "Transport", "Error mapping")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Publication (spec §10.1, §11.3, §12): masks, the report file, GITHUB_OUTPUT and the summary."""
+"""Publication (docs/reference.md, "Report fields", "Publication", "Step summary and plan block"):
+masks, the report file, GITHUB_OUTPUT and the summary."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from jev_select.edges.publish import (
 from jev_select.errors import PlanningFailure
 
 # --------------------------------------------------------------------------------------------
-# Masks (§11.3)
+# Masks (docs/reference.md, "Publication")
 # --------------------------------------------------------------------------------------------
 
 
@@ -73,7 +74,7 @@ def test_token_equal_to_the_key_still_gets_its_header_form() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Report file (§10.1)
+# Report file (docs/reference.md, "Report fields")
 # --------------------------------------------------------------------------------------------
 
 
@@ -130,7 +131,7 @@ def test_remove_report_removes_its_directory(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# GITHUB_OUTPUT (§11.3)
+# GITHUB_OUTPUT (docs/reference.md, "Publication")
 # --------------------------------------------------------------------------------------------
 
 PAIRS = [("run", '{"unit":true}'), ("has-tasks", "true"), ("unit", "true")]
@@ -205,7 +206,7 @@ def test_a_failed_write_restores_the_output_file(
 
 
 # --------------------------------------------------------------------------------------------
-# Step summary (§12)
+# Step summary (docs/reference.md, "Step summary and plan block")
 # --------------------------------------------------------------------------------------------
 
 

@@ -1,4 +1,5 @@
-"""Evaluation replay over the committed corpus and its synthetic campaign (spec §18).
+"""Evaluation replay over the committed corpus and its synthetic campaign (docs/reference.md,
+"Evaluation replay").
 
 Every case is rebuilt as real commits and analysed by the production pipeline; the only thing
 replaced is the Jev transport, which answers from recordings whose bodies match byte for byte.
