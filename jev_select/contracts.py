@@ -530,7 +530,7 @@ JOB_REF_FIELD_WORKFLOW: Final = "workflow"
 JOB_REF_FIELD_JOB: Final = "job"
 PROTECTED_PATH_PREFIX: Final = ".github/workflows/"
 
-# Hostile-input guards for the task table (fail fast, docs/reference.md, "Task fields" and issue 2).
+# Hostile-input guards for the task table (fail fast, docs/reference.md, "Task fields").
 MAX_TASKS_TEXT_BYTES: Final = 1_048_576
 MAX_YAML_DEPTH: Final = 64
 MAX_YAML_NODES: Final = 200_000
