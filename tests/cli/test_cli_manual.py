@@ -69,13 +69,7 @@ def jev() -> Iterator[FakeJev]:
 
 @pytest.fixture
 def fresh_jev(jev: FakeJev) -> FakeJev:
-    jev.scores = dict(SCORES)
-    jev.responder = None
-    with jev._lock:
-        jev._requests.clear()
-        jev._script.clear()
-        jev._max_in_flight = 0
-    return jev
+    return jev.reset(dict(SCORES))
 
 
 @pytest.fixture

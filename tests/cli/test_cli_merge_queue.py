@@ -48,12 +48,7 @@ def jev_server() -> Iterator[FakeJev]:
 
 @pytest.fixture
 def jev(jev_server: FakeJev) -> FakeJev:
-    jev_server.scores = {"unit": 0.9, "docs": 0.01, "lint": 0.01}
-    jev_server.responder = None
-    with jev_server._lock:
-        jev_server._requests.clear()
-        jev_server._script.clear()
-    return jev_server
+    return jev_server.reset({"unit": 0.9, "docs": 0.01, "lint": 0.01})
 
 
 class Queue:

@@ -56,13 +56,7 @@ def jev() -> Iterator[FakeJev]:
 
 @pytest.fixture
 def fresh_jev(jev: FakeJev) -> FakeJev:
-    jev.scores = {"unit": 0.9, "docs": 0.01, "lint": 0.01}
-    jev.responder = None
-    with jev._lock:
-        jev._requests.clear()
-        jev._script.clear()
-        jev._max_in_flight = 0
-    return jev
+    return jev.reset({"unit": 0.9, "docs": 0.01, "lint": 0.01})
 
 
 class PullRequest:

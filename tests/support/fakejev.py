@@ -313,6 +313,19 @@ class FakeJev:
         self._tempdir: str | None = None
         self.ca_bundle: str | None = None
 
+    def reset(self, scores: ScoreSource) -> FakeJev:
+        """Back to a plain server with ``scores``: no responder, script or recorded requests.
+
+        Lets a module share one running server (its TLS set-up is the slow part) across tests.
+        """
+        self.scores = scores
+        self.responder = None
+        with self._lock:
+            self._requests.clear()
+            self._script.clear()
+            self._max_in_flight = 0
+        return self
+
     # -- lifecycle -----------------------------------------------------------------------------
 
     def start(self) -> FakeJev:
