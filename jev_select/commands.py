@@ -34,6 +34,7 @@ from .edges.readers import read_json, read_report, read_text
 from .errors import InvocationError
 from .history_command import register_history
 from .replay.command import register_replay
+from .rollout_command import register_rollout
 from .version import __version__
 
 __all__ = [
@@ -102,6 +103,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     register_check(commands)
     register_calibrate(commands)
     register_history(commands)
+    register_rollout(commands)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -37,6 +36,7 @@ from .edges.git_local import is_git_repository, local_first_parent_log, resolve_
 from .edges.publish import write_report_file
 from .edges.remotes import normalise_remote
 from .errors import InputError, InvocationError, PlanningFailure
+from .progress import end_steps, show_step
 
 __all__ = ["register_history", "run_history"]
 
@@ -128,21 +128,6 @@ def _window(namespace: argparse.Namespace) -> tuple[int, str | None]:
     return last, None
 
 
-def _progress(phase: str, index: int, total: int, sha: str) -> None:
-    if sys.stderr.isatty():
-        line = c.HISTORY_PROGRESS_TEMPLATE.format(
-            phase=phase, index=index, total=total, sha=sha[:12]
-        )
-        sys.stderr.write("\r" + line + "\033[K")
-        sys.stderr.flush()
-
-
-def _end_progress() -> None:
-    if sys.stderr.isatty():
-        sys.stderr.write("\r\033[K")
-        sys.stderr.flush()
-
-
 def _write_report(directory: str, text: str) -> str:
     os.makedirs(directory, mode=0o700, exist_ok=True)
     path = os.path.join(directory, c.REPORT_FILE_NAME)
@@ -168,7 +153,7 @@ def run_history(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
         console.emit(c.HISTORY_FAILURE_TEMPLATE.format(code=failure.code), github=False)
         return 1
     except (InputError, PlanningFailure) as error:
-        _end_progress()
+        end_steps()
         console.emit(console.failure_text(error), github=False)
         return 1
     if namespace.format == c.HISTORY_FORMAT_JSON:
@@ -250,9 +235,9 @@ def _run(
 
     previews = []
     for index, change in enumerate(changes, start=1):
-        _progress("collecting", index, len(changes), change.head)
+        show_step("collecting", index, len(changes), change.head[:12])
         previews.append(preview_change(inputs, context(change.base, change.head)))
-    _end_progress()
+    end_steps()
     if sending:
         total = sum(preview.requests for preview in previews)
         console.emit(
@@ -268,14 +253,14 @@ def _run(
             raise HistoryFailure(c.HISTORY_NEEDS_YES)
     outcomes: list[ChangeOutcome] = []
     for index, (change, preview) in enumerate(zip(changes, previews, strict=True), start=1):
-        _progress("planning", index, len(changes), change.head)
+        show_step("planning", index, len(changes), change.head[:12])
         result = run_plan_pipeline(
             inputs, context(change.base, change.head), validated_at=time.monotonic()
         )
         try:
             path = _write_report(os.path.join(out, change.head[:12]), report_text(result.report))
         except (OSError, PlanningFailure):
-            _end_progress()
+            end_steps()
             raise HistoryFailure(c.HISTORY_OUT_UNWRITABLE) from None
         outcomes.append(
             ChangeOutcome(
@@ -292,5 +277,5 @@ def _run(
                 collection_ms=preview.collection_ms,
             )
         )
-    _end_progress()
+    end_steps()
     return outcomes

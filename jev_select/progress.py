@@ -1,12 +1,14 @@
-"""A progress line for people waiting at a terminal (local ``plan`` only).
+"""Progress lines for people waiting at a terminal.
 
-Shell module. After a short delay it rewrites one line on stderr once a second with the elapsed
-time, and erases it when the run ends. Nothing is written unless stderr is a terminal, so pipes,
-files and CI logs never see it.
+Shell module. ``Progress`` (local ``plan``) rewrites one line on stderr once a second with the
+elapsed time after a short delay, and erases it when the run ends; ``show_step`` and
+``end_steps`` (``history``, ``rollout``) rewrite one line per item of a longer walk. Nothing is
+written unless stderr is a terminal, so pipes, files and CI logs never see it.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from types import TracebackType
@@ -14,7 +16,7 @@ from typing import TextIO
 
 from . import contracts as c
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "end_steps", "show_step"]
 
 
 class Progress:
@@ -69,3 +71,25 @@ class Progress:
                 self._stream.flush()
             except (OSError, ValueError):
                 pass
+
+
+def _terminal() -> bool:
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def show_step(phase: str, index: int, total: int, item: str) -> None:
+    """``jev-select: <phase> <index>/<total> <item>`` on stderr, replacing the previous step."""
+    if _terminal():
+        line = c.PROGRESS_STEP_TEMPLATE.format(phase=phase, index=index, total=total, item=item)
+        sys.stderr.write("\r" + line + "\033[K")
+        sys.stderr.flush()
+
+
+def end_steps() -> None:
+    """Erase the step line."""
+    if _terminal():
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()

@@ -554,6 +554,9 @@ ALLOWED_LITERALS: dict[tuple[str, str], str] = {
     ("httpio", "status"): "the HTTP failure kind for a non-2xx answer",
     ("environment", "head"): "the head object of a pull_request payload",
     ("plan_github", "head"): "the head object of the pull request API answer",
+    ("rollout", "head"): "the head object of a workflow run's pull request record",
+    ("rollout", "status"): "the status field of a workflow run record",
+    ("github_actions", "status"): "the status filter of GitHub's workflow-runs listing",
 }
 
 

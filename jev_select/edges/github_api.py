@@ -15,7 +15,7 @@ import binascii
 import re
 import threading
 import time
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
@@ -26,7 +26,14 @@ from ..core.inputs import normalise_https_url
 from ..core.jsonutil import JsonError, strict_loads
 from ..errors import PlanningFailure
 from ..version import USER_AGENT
-from .httpio import BearerAuth, HttpFailure, HttpTimeout, bounded_request, run_with_deadline
+from .httpio import (
+    BearerAuth,
+    HttpFailure,
+    HttpResponse,
+    HttpTimeout,
+    bounded_request,
+    run_with_deadline,
+)
 
 __all__ = ["GitHubApi", "api_root", "api_root_from_environment", "usable_token"]
 
@@ -145,28 +152,40 @@ class GitHubApi:
 
     def _get_json(self, path: str) -> Any:
         """GET ``<root>/<path>`` and parse it; raises ``HttpFailure`` or ``JsonError``."""
-        url = f"{self._root}/{path}"
+        return strict_loads(self._get(f"{self._root}/{path}").body)
+
+    def _get(
+        self,
+        url: str,
+        *,
+        body_cap: int = c.GITHUB_BODY_CAP,
+        keep_headers: Sequence[str] = (),
+        with_token: bool = True,
+        timeout: float | None = None,
+    ) -> HttpResponse:
+        """One bounded GET of ``url``; ``with_token=False`` sends no credentials at all, and
+        ``timeout`` replaces the client's per-request bound."""
         now = self._clock()
-        deadline = now + self._timeout
+        deadline = now + (self._timeout if timeout is None else timeout)
         if self._deadline is not None and self._deadline < deadline:
             deadline = self._deadline
         seconds = deadline - now
         if seconds <= 0:
             raise HttpTimeout()
 
-        def exchange() -> bytes:
-            response = bounded_request(
+        def exchange() -> HttpResponse:
+            return bounded_request(
                 "GET",
                 url,
                 headers=self.headers,
                 deadline=deadline,
-                body_cap=c.GITHUB_BODY_CAP,
-                auth=self._auth,
+                body_cap=body_cap,
+                auth=self._auth if with_token else None,
                 clock=self._clock,
+                keep_headers=keep_headers,
             )
-            return response.body
 
-        return strict_loads(run_with_deadline(exchange, seconds))
+        return run_with_deadline(exchange, seconds)
 
     def get_pull(self, owner_repo: str, number: int) -> Mapping[str, Any]:
         """``GET repos/<owner>/<repo>/pulls/<n>``; any failure is ``pull-request-unavailable``."""

@@ -16,7 +16,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 import attrs
@@ -54,10 +54,17 @@ T = TypeVar("T")
 class HttpFailure(Exception):
     """Transport failure, refused redirect or non-2xx status. ``kind`` names which."""
 
-    def __init__(self, kind: str, status: int | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        status: int | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__(kind)
         self.kind = kind
         self.status = status
+        # Only the headers the caller asked to keep (names lower-cased), never the body.
+        self.headers: Mapping[str, str] = dict(headers or {})
 
 
 def transport_cause(error: BaseException) -> str:
@@ -129,6 +136,8 @@ class NoAuth(AuthBase):
 class HttpResponse:
     status: int
     body: bytes
+    # The headers the caller asked to keep, names lower-cased.
+    headers: Mapping[str, str] = attrs.field(factory=dict)
 
 
 class _Watchdog:
@@ -256,13 +265,16 @@ def bounded_request(
     data: bytes | None = None,
     auth: AuthBase | None = None,
     clock: Callable[[], float] = time.monotonic,
+    keep_headers: Sequence[str] = (),
 ) -> HttpResponse:
     """Perform one request that must finish by ``deadline`` (a ``clock`` reading in seconds;
     the clock must advance at the rate of real time, as ``time.monotonic`` does).
 
     Raises ``HttpTimeout`` when the bound expires in any phase (connect, TLS, upload, headers or
     a dripping body), ``HttpTooLarge`` past ``body_cap`` and ``HttpFailure`` for anything else,
-    including any 3xx or other non-2xx status (whose body is not read).
+    including any 3xx or other non-2xx status (whose body is not read). The response headers
+    named in ``keep_headers`` travel with the answer or with a status failure (a redirect's
+    ``Location``, pagination, rate-limit resets); no other header is kept.
     """
     left = deadline - clock()
     if left <= 0:
@@ -274,7 +286,7 @@ def bounded_request(
     _active.watchdog = watchdog
     timer.start()
     try:
-        return _exchange(method, url, headers, deadline, body_cap, data, auth, clock)
+        return _exchange(method, url, headers, deadline, body_cap, data, auth, clock, keep_headers)
     except HttpFailure as failure:
         if watchdog.fired and failure.kind != "status":
             raise HttpTimeout() from None
@@ -296,6 +308,7 @@ def _exchange(
     data: bytes | None,
     auth: AuthBase | None,
     clock: Callable[[], float],
+    keep_headers: Sequence[str] = (),
 ) -> HttpResponse:
     def remaining() -> float:
         left = deadline - clock()
@@ -345,9 +358,14 @@ def _exchange(
             if _is_timeout(error):
                 raise HttpTimeout() from None
             raise HttpFailure(transport_cause(error)) from None
+        kept = {
+            name.lower(): response.headers[name]
+            for name in keep_headers
+            if response.headers.get(name) is not None
+        }
         try:
             if not 200 <= response.status_code < 300:
-                raise HttpFailure("status", response.status_code)
+                raise HttpFailure("status", response.status_code, kept)
             declared = response.headers.get("Content-Length")
             # isdigit() alone admits digits such as "²" that int() refuses.
             if (
@@ -376,7 +394,7 @@ def _exchange(
                     raise HttpTooLarge()
                 chunks.append(chunk)
             remaining()
-            return HttpResponse(response.status_code, b"".join(chunks))
+            return HttpResponse(response.status_code, b"".join(chunks), kept)
         finally:
             response.close()
     finally:

@@ -15,7 +15,7 @@ from .. import contracts as c
 from ..core.jsonutil import strict_loads
 from ..core.report import validate_report
 
-__all__ = ["read_bytes", "read_json", "read_report", "read_text"]
+__all__ = ["parse_report", "read_bytes", "read_json", "read_report", "read_text"]
 
 
 def _read_capped(handle: BinaryIO, cap: int) -> bytes | None:
@@ -65,8 +65,15 @@ def read_json(path: str | os.PathLike[str], cap: int) -> Any | None:
 
 def read_report(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """A report v5 that passed schema and invariant validation, or ``None``. Never raises."""
+    data = read_bytes(path, c.REPORT_READ_MAX_BYTES)
+    return parse_report(data) if data is not None else None
+
+
+def parse_report(data: bytes) -> dict[str, Any] | None:
+    """The report v5 in ``data`` if it passes schema and invariant validation, else ``None``.
+    Never raises."""
     try:
-        value = read_json(path, c.REPORT_READ_MAX_BYTES)
+        value = strict_loads(data)
         # Exactly the integer 5: the schema's const would also accept 5.0.
         if not isinstance(value, dict) or type(value.get("version")) is not int:
             return None

@@ -1,8 +1,9 @@
 """A local stand-in for the GitHub REST API, served on 127.0.0.1 over plain HTTP or HTTPS.
 
-It answers the three lookups jev-select makes (pulls, commits, contents) from data the test
-registers, records every request with its headers, and can be scripted per path to answer with
-any status, a redirect, an oversized body, a non-JSON body or a slowly dripping body.
+It answers the lookups jev-select makes (pulls, commits, contents, and the Actions runs, jobs
+and artifacts the test routes) from data the test registers, records every request with its
+headers, and can be scripted per path to answer with any status, a redirect, an oversized body,
+a non-JSON body or a slowly dripping body, or with a queue of answers in turn.
 
 Usage::
 
@@ -98,6 +99,7 @@ class FakeGitHub:
         self.requests: list[RecordedRequest] = []
         self._routes: dict[str, FakeResponse] = {}
         self._scripted: dict[str, FakeResponse] = {}
+        self._queued: dict[str, list[FakeResponse]] = {}
         self._lock = threading.Lock()
         # Seconds every answer waits before its status line; ``silent`` answers never (until
         # the server closes). ``max_in_flight`` is the most requests handled at one time.
@@ -172,6 +174,12 @@ class FakeGitHub:
         with self._lock:
             self._scripted[path] = response
 
+    def queue(self, path: str, *responses: FakeResponse) -> None:
+        """Answer the next requests for ``path`` with ``responses``, one each, in order; after
+        that, ``script`` and ``route`` answer again."""
+        with self._lock:
+            self._queued.setdefault(path, []).extend(responses)
+
     def add_pull(self, owner_repo: str, number: int, payload: Mapping[str, Any]) -> None:
         self.route(f"/repos/{owner_repo}/pulls/{number}", FakeResponse.json(dict(payload)))
 
@@ -240,8 +248,10 @@ class FakeGitHub:
             if self.prefix and not target.startswith(self.prefix + "/"):
                 response = FakeResponse.not_found()
             else:
+                queued = self._queued.get(relative)
                 response = (
-                    self._scripted.get(relative)
+                    (queued.pop(0) if queued else None)
+                    or self._scripted.get(relative)
                     or self._routes.get(relative)
                     or FakeResponse.not_found()
                 )

@@ -1,0 +1,321 @@
+"""``jev-select rollout``: an observer workflow's shadow reports and the CI results of the same
+commits, collected from GitHub in one command.
+
+Shell module. It lists the observer's completed runs, downloads each run's report artifact,
+finds the CI run that tested the same commit (``core.rollout``), builds the results file from
+that run's jobs with the ``results`` logic, and leaves ``DIR/<observer run>/report.json`` and
+``results.json`` for labelling and ``calibrate``. Each run directory appears whole or not at all;
+one that already exists is left alone, so labels added to it survive a later collection.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from . import console
+from . import contracts as c
+from .core.jsonutil import pretty_json
+from .core.results import (
+    ResultsFailure,
+    build_results,
+    job_outcome,
+    parse_job_map,
+    validate_results,
+)
+from .core.rollout import (
+    AnswerRefused,
+    RunOutcome,
+    WorkflowRun,
+    ci_query_sha,
+    match_ci_run,
+    report_artifact,
+    rollout_text,
+    workflow_reference,
+    workflow_run,
+)
+from .edges.artifacts import report_from_zip
+from .edges.github_actions import ActionsHistory, ArtifactGone, RateLimitExceeded
+from .edges.github_api import api_root_from_environment
+from .edges.httpio import HttpFailure, HttpTooLarge
+from .edges.readers import parse_report, read_json
+from .errors import CodedError, InvocationError
+from .progress import end_steps, show_step
+
+__all__ = ["register_rollout", "run_rollout"]
+
+_FIRST_ATTEMPT = 1
+
+
+class RolloutFailure(CodedError):
+    """The collection stopped; carries a code of ``ROLLOUT_FAILURE_CODES``."""
+
+
+def _bounded_integer(low: int, high: int) -> Any:
+    def parse(text: str) -> int:
+        if re.fullmatch(r"0|[1-9][0-9]*", text, re.ASCII) is None or not low <= int(text) <= high:
+            raise ValueError()
+        return int(text)
+
+    parse.__name__ = f"integer from {low} to {high}"
+    return parse
+
+
+def register_rollout(commands: argparse._SubParsersAction[Any]) -> None:
+    """Add ``rollout`` to the ``jev-select`` parser."""
+    rollout = commands.add_parser(
+        c.COMMAND_ROLLOUT,
+        help="collect an observer's shadow reports and the CI results of the same commits",
+        description=(
+            "List the completed runs of a shadow observer workflow, download each run's report "
+            "artifact, find the CI run that tested the same commit, and write "
+            "DIR/<observer run>/report.json and results.json for labelling and calibrate. "
+            "The token comes from the environment (--token-env), the API root from "
+            "GITHUB_API_URL or GITHUB_SERVER_URL."
+        ),
+        exit_on_error=False,
+    )
+    rollout.add_argument("--repository", required=True, help="owner/name")
+    rollout.add_argument(
+        "--observer-workflow", required=True, help="the shadow observer's workflow file (or ID)"
+    )
+    rollout.add_argument(
+        "--ci-workflow", required=True, help="the workflow whose jobs are the tasks (or ID)"
+    )
+    rollout.add_argument(
+        "--since",
+        help=f"observer runs created since DATE (YYYY-MM-DD; default "
+        f"{c.ROLLOUT_DEFAULT_SINCE_DAYS} days ago)",
+    )
+    rollout.add_argument("--map", dest="job_map", help="JSON file mapping job names to task IDs")
+    rollout.add_argument("--out", required=True, help="directory for <run-id>/ measurements")
+    rollout.add_argument(
+        "--max-runs",
+        type=_bounded_integer(1, c.ROLLOUT_MAX_RUNS),
+        default=c.ROLLOUT_DEFAULT_MAX_RUNS,
+        help="the newest N observer runs at most (default %(default)s)",
+    )
+    rollout.add_argument(
+        "--max-wait",
+        type=_bounded_integer(0, c.ROLLOUT_MAX_WAIT_LIMIT_S),
+        default=c.ROLLOUT_DEFAULT_MAX_WAIT_S,
+        help="seconds the command may wait on rate limits in total (default %(default)s)",
+    )
+    rollout.add_argument(
+        "--format", choices=c.ROLLOUT_FORMATS, default=c.ROLLOUT_FORMAT_TABLE, dest="format"
+    )
+    rollout.add_argument(
+        "--token-env",
+        default=c.LOCAL_GITHUB_TOKEN_ENV,
+        help="environment variable holding the GitHub token",
+    )
+    rollout.set_defaults(handler=run_rollout)
+
+
+@attrs.frozen
+class _Settings:
+    repository: str
+    observer_workflow: str
+    ci_workflow: str
+    since: str
+    out: str
+    max_runs: int
+    job_map: Mapping[str, str] | None
+
+
+def _since(text: str | None, today: datetime.date) -> str:
+    if text is None:
+        return (today - datetime.timedelta(days=c.ROLLOUT_DEFAULT_SINCE_DAYS)).isoformat()
+    if re.fullmatch(c.HISTORY_SINCE_PATTERN, text, re.ASCII) is None:
+        raise InvocationError("--since: a date YYYY-MM-DD")
+    try:
+        return datetime.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise InvocationError("--since: a date YYYY-MM-DD") from None
+
+
+def _settings(namespace: argparse.Namespace) -> _Settings:
+    if re.fullmatch(c.REPOSITORY_PATTERN, namespace.repository, re.ASCII) is None:
+        raise InvocationError("--repository: owner/name")
+    observer = workflow_reference(namespace.observer_workflow)
+    ci = workflow_reference(namespace.ci_workflow)
+    if observer is None or ci is None:
+        raise InvocationError("--observer-workflow, --ci-workflow: a workflow file name or ID")
+    since = _since(namespace.since, datetime.datetime.now(datetime.UTC).date())
+    job_map = None
+    if namespace.job_map is not None:
+        try:
+            job_map = parse_job_map(read_json(namespace.job_map, c.RESULTS_READ_MAX_BYTES))
+        except ResultsFailure:
+            raise RolloutFailure(c.ROLLOUT_INVALID_JOB_MAP) from None
+    return _Settings(
+        repository=namespace.repository,
+        observer_workflow=observer,
+        ci_workflow=ci,
+        since=since,
+        out=namespace.out,
+        max_runs=namespace.max_runs,
+        job_map=job_map,
+    )
+
+
+def run_rollout(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    """``jev-select rollout``: prints the outcome per observer run and the summary line."""
+    try:
+        settings = _settings(namespace)
+        root = api_root_from_environment(environ)
+        if root is None:
+            raise RolloutFailure(c.ROLLOUT_INVALID_SETTINGS)
+
+        def tell(seconds: float) -> None:
+            end_steps()
+            console.emit_for(
+                c.ROLLOUT_WAIT_TEMPLATE.format(seconds=int(seconds)), environ, level="warning"
+            )
+
+        client = ActionsHistory(
+            root,
+            environ.get(namespace.token_env, ""),
+            max_wait=namespace.max_wait,
+            on_wait=tell,
+        )
+        outcomes = _Collector(client, settings).collect()
+    except RolloutFailure as failure:
+        code = failure.code if failure.code in c.ROLLOUT_FAILURE_CODES else c.ROLLOUT_INVALID_ANSWER
+        console.emit_for(c.ROLLOUT_FAILURE_TEMPLATE.format(code=code), environ)
+        return 1
+    console.write(rollout_text(outcomes, namespace.format))
+    return 0
+
+
+class _Collector:
+    """One walk over the observer's runs."""
+
+    def __init__(self, client: ActionsHistory, settings: _Settings) -> None:
+        self._client = client
+        self._settings = settings
+        self._ci_runs: dict[tuple[str, str], list[WorkflowRun]] = {}
+
+    def collect(self) -> list[RunOutcome]:
+        settings = self._settings
+        try:
+            os.makedirs(settings.out, exist_ok=True)
+        except OSError:
+            raise RolloutFailure(c.ROLLOUT_OUT_UNWRITABLE) from None
+        try:
+            records = self._client.workflow_runs(
+                settings.repository,
+                settings.observer_workflow,
+                limit=settings.max_runs,
+                created_since=settings.since,
+                completed=True,
+            )
+            runs = [workflow_run(record) for record in records]
+            outcomes: list[RunOutcome] = []
+            for index, run in enumerate(runs, start=1):
+                show_step("collecting", index, len(runs), str(run.id))
+                outcomes.append(self._one(run))
+            return outcomes
+        except AnswerRefused:
+            raise RolloutFailure(c.ROLLOUT_INVALID_ANSWER) from None
+        except RateLimitExceeded:
+            raise RolloutFailure(c.ROLLOUT_RATE_LIMITED) from None
+        except HttpFailure:
+            raise RolloutFailure(c.ROLLOUT_GITHUB_UNAVAILABLE) from None
+        finally:
+            end_steps()
+
+    def _one(self, run: WorkflowRun) -> RunOutcome:
+        settings = self._settings
+        target = os.path.join(settings.out, str(run.id))
+        if os.path.lexists(target):
+            return RunOutcome(run.id, c.ROLLOUT_EXISTING)
+        artifact = report_artifact(run.id, self._client.run_artifacts(settings.repository, run.id))
+        if artifact is None:
+            return RunOutcome(run.id, c.ROLLOUT_MISSING, c.ROLLOUT_DETAIL_NO_ARTIFACT)
+        if artifact.expired:
+            return RunOutcome(run.id, c.ROLLOUT_MISSING, c.ROLLOUT_DETAIL_ARTIFACT_EXPIRED)
+        if artifact.size > c.ROLLOUT_ARTIFACT_MAX_BYTES:
+            return RunOutcome(run.id, c.ROLLOUT_REJECTED, c.ROLLOUT_DETAIL_ARTIFACT_TOO_LARGE)
+        try:
+            archive = self._client.download_artifact(settings.repository, artifact.id)
+        except ArtifactGone:
+            return RunOutcome(run.id, c.ROLLOUT_MISSING, c.ROLLOUT_DETAIL_ARTIFACT_EXPIRED)
+        except HttpTooLarge:
+            return RunOutcome(run.id, c.ROLLOUT_REJECTED, c.ROLLOUT_DETAIL_ARTIFACT_TOO_LARGE)
+        except HttpFailure:
+            # Storage that fails, redirects again or times out: this run is not collected now;
+            # no directory is written, so the next collection tries it again.
+            return RunOutcome(run.id, c.ROLLOUT_REJECTED, c.ROLLOUT_DETAIL_ARTIFACT_UNAVAILABLE)
+        content = report_from_zip(archive)
+        if isinstance(content, str):
+            return RunOutcome(run.id, c.ROLLOUT_REJECTED, content)
+        report = parse_report(content)
+        if report is None:
+            return RunOutcome(run.id, c.ROLLOUT_REJECTED, c.ROLLOUT_DETAIL_REPORT_INVALID)
+        tested_sha = report["tested_sha"]
+        if report[c.REPORT_FIELD_MODE] != c.MODE_SHADOW:
+            return RunOutcome(
+                run.id, c.ROLLOUT_REJECTED, c.ROLLOUT_DETAIL_REPORT_NOT_SHADOW, None, tested_sha
+            )
+        match = match_ci_run(report, run.event, self._candidates(ci_query_sha(report), run.event))
+        if match.run is None:
+            return RunOutcome(run.id, c.ROLLOUT_UNMATCHED, match.detail, None, tested_sha)
+        # The first attempt: a re-run answers its outcome, and a failure that a re-run hid is
+        # exactly what calibration must see.
+        records = self._client.list_jobs(settings.repository, match.run.id, _FIRST_ATTEMPT)
+        if records is None:
+            raise RolloutFailure(c.ROLLOUT_GITHUB_UNAVAILABLE)
+        jobs = [outcome for outcome in map(job_outcome, records) if outcome is not None]
+        results = build_results(report, jobs, settings.job_map)
+        if not validate_results(results):
+            raise RuntimeError()  # a bug, not a measurement problem: internal-error
+        _write_measurement(settings.out, target, content, pretty_json(results) + "\n")
+        return RunOutcome(run.id, c.ROLLOUT_COLLECTED, None, match.run.id, tested_sha)
+
+    def _candidates(self, head_sha: str, event: str) -> list[WorkflowRun]:
+        key = (head_sha, event)
+        if key not in self._ci_runs:
+            records = self._client.workflow_runs(
+                self._settings.repository,
+                self._settings.ci_workflow,
+                limit=c.ROLLOUT_PER_PAGE * c.ROLLOUT_MAX_PAGES,
+                head_sha=head_sha,
+                event=event,
+            )
+            self._ci_runs[key] = [workflow_run(record) for record in records]
+        return self._ci_runs[key]
+
+
+def _write_measurement(out: str, target: str, report: bytes, results: str) -> None:
+    """``target/report.json`` (the artifact's bytes as downloaded) and ``target/results.json``,
+    appearing together: written in a private directory beside it, then renamed into place."""
+    staging: str | None = None
+    try:
+        staging = tempfile.mkdtemp(dir=out, prefix=".jev-select-rollout-")
+        with open(os.path.join(staging, c.REPORT_FILE_NAME), "wb") as stream:
+            stream.write(report)
+        with open(
+            os.path.join(staging, c.CALIBRATE_RESULTS_FILE_NAME),
+            "w",
+            encoding="utf-8",
+            newline="\n",
+        ) as stream:
+            stream.write(results)
+        os.rename(staging, target)
+        staging = None
+    except OSError:
+        raise RolloutFailure(c.ROLLOUT_OUT_UNWRITABLE) from None
+    finally:
+        if staging is not None:
+            with contextlib.suppress(OSError):
+                shutil.rmtree(staging)
