@@ -1047,7 +1047,7 @@ CHECK_GAP_ERRORS: Final = (
 )
 
 # --------------------------------------------------------------------------------------------
-# jev-select calibrate (docs/shadow-mode.md, "Calibrating the threshold")
+# jev-select calibrate (docs/shadow-mode.md, "Calibrate the threshold")
 # --------------------------------------------------------------------------------------------
 
 COMMAND_CALIBRATE: Final = "calibrate"
@@ -1092,7 +1092,7 @@ CALIBRATE_PLOT_UNAVAILABLE: Final = (
 CALIBRATE_PLOT_UNWRITABLE: Final = "jev-select: the plot could not be written."
 
 # --------------------------------------------------------------------------------------------
-# jev-select history (docs/shadow-mode.md, "A dry run over recent history")
+# jev-select history (docs/shadow-mode.md, "Before any CI change: a dry run over recent history")
 # --------------------------------------------------------------------------------------------
 
 COMMAND_HISTORY: Final = "history"
@@ -1134,7 +1134,7 @@ HISTORY_NEEDS_YES_TEMPLATE: Final = (
 PROGRESS_STEP_TEMPLATE: Final = "jev-select: {phase} {index}/{total} {item}"
 
 # --------------------------------------------------------------------------------------------
-# jev-select rollout (docs/shadow-mode.md, "Collect an observer's reports")
+# jev-select rollout (docs/shadow-mode.md, "Collect the reports and the CI results")
 # --------------------------------------------------------------------------------------------
 
 COMMAND_ROLLOUT: Final = "rollout"

@@ -91,3 +91,25 @@ def test_pointer_parsing() -> None:
         "Report fields",
         "Task fields",
     ]
+
+
+SHADOW_MODE = ROOT / "docs" / "shadow-mode.md"
+SHADOW_POINTER = re.compile(rf"docs/shadow-mode\.md,\s+{_QUOTED}")
+
+
+def test_pointers_into_the_shadow_mode_guide_name_its_steps() -> None:
+    """The guide numbers its steps ("## 3. Collect ..."): a pointer names a step's title."""
+    steps = [
+        line.lstrip("#").strip()
+        for line in SHADOW_MODE.read_text(encoding="utf-8").splitlines()
+        if re.match(r"#{2,3} ", line)
+    ]
+    pointed = []
+    for path in sources():
+        text = _LITERAL_BREAK.sub("", _COMMENT_BREAK.sub(" ", path.read_text(encoding="utf-8")))
+        pointed += [
+            (path.name, re.sub(r"\s+", " ", m.group(1))) for m in SHADOW_POINTER.finditer(text)
+        ]
+    assert len(pointed) >= 3
+    unknown = [(name, title) for name, title in pointed if not any(title in s for s in steps)]
+    assert unknown == []

@@ -4,7 +4,7 @@ Pure. The command lists an observer workflow's runs, finds each run's report art
 for the CI run that tested the same commit; this module decides each step from the API records
 it is given: reading run and artifact records (anything malformed is refused, never guessed
 around), matching a report with CI runs, reading rate-limit answers, and summing up the outcomes
-(docs/shadow-mode.md, "Collect an observer's reports").
+(docs/shadow-mode.md, "Collect the reports and the CI results").
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Edge module. An artifact is untrusted input: the archive may hold many entries, lie about sizes,
 inflate without end, be encrypted or use an unexpected method. The one report is read only from
-an archive that passes every bound (docs/shadow-mode.md, "Collect an observer's reports"); any
-doubt gives a reason code instead of bytes, and nothing in the archive is ever echoed.
+an archive that passes every bound (docs/shadow-mode.md, "Collect the reports and the CI
+results"); any doubt gives a reason code instead of bytes, and nothing in the archive is ever
+echoed.
 """
 
 from __future__ import annotations
