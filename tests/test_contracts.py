@@ -406,15 +406,34 @@ def example_jobs() -> Iterator[tuple[Path, str, dict[str, Any]]]:
             yield path, job_id, job
 
 
+def runs_cli_command(step: Mapping[str, Any], command: str) -> bool:
+    script = step.get("run")
+    return isinstance(script, str) and bool(
+        re.search(rf"(?:jev-select\S*\"?|-m jev_select)\s+{re.escape(command)}\b", script)
+    )
+
+
+# Examples of the measurement commands, which run after the fact and plan nothing.
+MEASUREMENT_EXAMPLES = {"rollout-report": (c.COMMAND_ROLLOUT, c.COMMAND_CALIBRATE)}
+
+
 def test_examples_exist_for_every_scenario() -> None:
     scenarios = {path.parents[2].name for path in EXAMPLE_WORKFLOWS}
     assert len(scenarios) >= 6
+    assert set(MEASUREMENT_EXAMPLES) <= scenarios
     for path in EXAMPLE_WORKFLOWS:
-        assert any(
-            is_this_action(step) or runs_cli_plan(step)
-            for job in load_workflow(path)["jobs"].values()
-            for step in job.get("steps", [])
-        ), f"{path} never runs the selector"
+        steps = [
+            step for job in load_workflow(path)["jobs"].values() for step in job.get("steps", [])
+        ]
+        scenario = path.parents[2].name
+        if scenario in MEASUREMENT_EXAMPLES:
+            for command in MEASUREMENT_EXAMPLES[scenario]:
+                assert any(runs_cli_command(step, command) for step in steps), (path, command)
+            assert not any(is_this_action(step) or runs_cli_plan(step) for step in steps)
+            continue
+        assert any(is_this_action(step) or runs_cli_plan(step) for step in steps), (
+            f"{path} never runs the selector"
+        )
 
 
 def test_examples_use_only_declared_inputs() -> None:
@@ -489,6 +508,9 @@ def test_example_triggers_fit_their_scenario() -> None:
         )
         if uses_manual_input:
             assert names == {"workflow_dispatch"}, path
+        elif path.parents[2].name in MEASUREMENT_EXAMPLES:
+            # Measurements run after the fact, never on a pull request's event.
+            assert names == {"schedule", "workflow_dispatch"}, path
         else:
             assert "pull_request" in names, path
         selects_in_queue = any(
@@ -513,18 +535,33 @@ def test_example_third_party_actions_are_pinned_with_tag_comments() -> None:
                 assert re.search(r"#\s*v[0-9]", line), (path, uses)
 
 
+SHADOW_ARTIFACT = (
+    f"{c.ROLLOUT_ARTIFACT_PREFIX}${{{{ github.run_id }}}}-${{{{ github.run_attempt }}}}"
+)
+
+
+def test_the_documented_artifact_name_is_the_one_rollout_reads() -> None:
+    named = SHADOW_ARTIFACT.replace("${{ github.run_id }}", "4242").replace(
+        "${{ github.run_attempt }}", "2"
+    )
+    found = re.fullmatch(c.ROLLOUT_ARTIFACT_PATTERN, named)
+    assert found is not None
+    assert (found["run_id"], found["attempt"]) == ("4242", "2")
+    assert f"`{SHADOW_ARTIFACT}`" in (ROOT / "docs" / "shadow-mode.md").read_text("utf-8")
+
+
 def test_shadow_archives_use_the_documented_artifact() -> None:
     uploads = 0
     for path, job_id, job in example_jobs():
         for step in job.get("steps", []):
             if str(step.get("uses", "")).startswith("actions/upload-artifact@"):
-                uploads += 1
-                assert step["with"]["name"] == (
-                    "jev-plan-report-${{ github.run_id }}-${{ github.run_attempt }}"
-                )
                 assert step["with"]["retention-days"] == 14
-                assert step["with"]["path"].endswith(f".outputs.{c.OUTPUT_REPORT_PATH} }}}}")
                 assert step.get("continue-on-error") is True
+                if path.parents[2].name in MEASUREMENT_EXAMPLES:
+                    continue
+                uploads += 1
+                assert step["with"]["name"] == SHADOW_ARTIFACT
+                assert step["with"]["path"].endswith(f".outputs.{c.OUTPUT_REPORT_PATH} }}}}")
             elif is_this_action(step):
                 assert "continue-on-error" not in step, (path, job_id)
     assert uploads >= 2
