@@ -16,6 +16,7 @@ import datetime
 import os
 import re
 import shutil
+import sys
 import tempfile
 from collections.abc import Mapping
 from typing import Any
@@ -177,10 +178,11 @@ def run_rollout(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
             raise RolloutFailure(c.ROLLOUT_INVALID_SETTINGS)
 
         def tell(seconds: float) -> None:
+            # Progress, not a diagnostic: stderr in both modes, so a JSON standard output stays
+            # one document even inside Actions.
             end_steps()
-            console.emit_for(
-                c.ROLLOUT_WAIT_TEMPLATE.format(seconds=int(seconds)), environ, level="warning"
-            )
+            sys.stderr.write(c.ROLLOUT_WAIT_TEMPLATE.format(seconds=int(seconds)) + "\n")
+            sys.stderr.flush()
 
         client = ActionsHistory(
             root,

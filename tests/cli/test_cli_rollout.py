@@ -492,3 +492,25 @@ def test_bad_arguments_are_usage_errors(
     assert captured.out == ""
     assert "error:" in captured.err
     assert not (tmp_path / "out").exists()
+
+
+def test_inside_actions_the_json_stays_one_document_and_failures_are_workflow_commands(
+    scenario: Scenario,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    scenario.observer_run(601, sha(61), artifact=zipped(report_bytes(head=sha(61))))
+    scenario.ci_runs(sha(61), [{"id": 961}])
+    scenario.jobs(961, [job("unit")])
+    scenario.publish_runs()
+    scenario.api.queue(OBSERVER_RUNS, FakeResponse(429, b"{}", {"Retry-After": "1"}))
+    code, stdout, stderr = rollout(capsys, tmp_path / "out", "--format", "json")
+    assert code == 0
+    assert json.loads(stdout)["summary"]["collected"] == 1
+    assert stderr == "jev-select: GitHub rate limit; waiting 1 s.\n"
+    scenario.api.script(OBSERVER_RUNS, FakeResponse(502, b""))
+    code, stdout, stderr = rollout(capsys, tmp_path / "other", "--format", "json")
+    assert (code, stderr) == (1, "")
+    assert stdout == "::error::jev-select: rollout failed (github-unavailable).\n"
