@@ -221,7 +221,8 @@ class _Collector:
                 created_since=settings.since,
                 completed=True,
             )
-            runs = [workflow_run(record) for record in records]
+            # Runs created while the pages are read shift them: a run may come twice.
+            runs = list({run.id: run for run in map(workflow_run, records)}.values())
             outcomes: list[RunOutcome] = []
             for index, run in enumerate(runs, start=1):
                 show_step("collecting", index, len(runs), str(run.id))

@@ -32,6 +32,7 @@ __all__ = [
     "rollout_json",
     "rollout_summary",
     "rollout_table",
+    "rollout_text",
     "workflow_reference",
     "workflow_run",
 ]

@@ -514,3 +514,22 @@ def test_inside_actions_the_json_stays_one_document_and_failures_are_workflow_co
     code, stdout, stderr = rollout(capsys, tmp_path / "other", "--format", "json")
     assert (code, stderr) == (1, "")
     assert stdout == "::error::jev-select: rollout failed (github-unavailable).\n"
+
+
+def test_a_run_listed_on_two_pages_is_collected_once(
+    scenario: Scenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for run_id in (701, 702):
+        head = sha(run_id)
+        scenario.observer_run(run_id, head, artifact=zipped(report_bytes(head=head)))
+        scenario.ci_runs(head, [{"id": run_id + 1000}])
+        scenario.jobs(run_id + 1000, [job("unit")])
+    # A new run pushed 702 onto the second page after the first was read.
+    scenario.runs.append(dict(scenario.runs[1]))
+    scenario.publish_runs()
+    code, stdout, _ = rollout(capsys, tmp_path / "out", "--format", "json")
+    assert code == 0
+    view = json.loads(stdout)
+    assert [run["observer_run"] for run in view["runs"]] == [701, 702]
+    assert view["summary"]["collected"] == 2
+    assert view["summary"]["existing"] == 0
