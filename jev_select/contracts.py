@@ -546,9 +546,9 @@ GIT_TEMP_PREFIX: Final = "jev-select-git-"
 GIT_INVENTORY_CAP: Final = 4 * 1_048_576
 GIT_COMMIT_CAP: Final = 4 * 1_048_576
 GIT_BLOB_CAP: Final = 16 * 1_048_576
-GIT_DEEPEN_STEPS: Final = (32, 128, 512, 2048)
-# Head mode: absolute depths (from both tips) fetched in turn until the merge base is proven
-# unique; absolute, because a relative deepening can leave a shallow tip where it is.
+# Head mode and merge-queue ancestry: absolute depths (from both tips) fetched in turn until the
+# merge base is proven unique or the base is reached; absolute, because a relative deepening can
+# leave a shallow tip where it is.
 GIT_DEPTH_STEPS: Final = (32, 128, 512, 2048)
 GIT_FULL_DEPTH: Final = 2147483647
 # The shallow boundary is read from the temporary repository's own file; a boundary of more

@@ -224,15 +224,16 @@ def _complete_history(session: GitSession, base: str, head: str) -> bool:
 def _reaches(session: GitSession, base: str, head: str) -> bool:
     """Whether ``base`` is an ancestor of ``head``, deepening the history only as far as needed.
 
-    A queue commit usually sits one or a few commits above its base, so the first deepening step
-    normally answers. Only a no needs the complete history, which a failed deepening cannot give:
-    that is ``git-fetch-failed``.
+    A queue commit usually sits one or a few commits above its base, so the first depth normally
+    answers. Only a no needs the complete history, which a failed fetch cannot give: that is
+    ``git-fetch-failed``.
     """
     if session.is_ancestor(base, head):
         return True
-    for count in c.GIT_DEEPEN_STEPS:
-        # A failed deepening is judged by the checks that follow, like a successful one.
-        session.deepen(count, [base, head])
+    for depth in c.GIT_DEPTH_STEPS:
+        # Absolute depths from both tips, as in head mode: a relative ``--deepen`` can leave a
+        # shallow tip undeepened. A failed fetch is judged by the checks that follow.
+        session.fetch([base, head], depth=depth)
         if session.is_ancestor(base, head):
             return True
         if not session.is_shallow():

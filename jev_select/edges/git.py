@@ -235,10 +235,6 @@ class GitSession:
         """Fetch commits at ``depth``; True when git reported success."""
         return self._fetch(f"--depth={depth}", shas)
 
-    def deepen(self, count: int, shas: Sequence[str]) -> bool:
-        """Deepen the shallow history of ``shas`` by ``count`` commits."""
-        return self._fetch(f"--deepen={count}", shas)
-
     def unshallow(self, shas: Sequence[str]) -> bool:
         """Ask for the complete history of ``shas``."""
         return self._fetch("--unshallow", shas)

@@ -178,6 +178,29 @@ def test_queue_commit_needs_only_its_base_as_ancestor(
     assert result.change_set.patch.encode("utf-8") == git_diff(origin, base, queue)
 
 
+@pytest.mark.parametrize("distance", [31, 300])
+def test_queue_commit_far_above_its_base_is_reached_by_deeper_fetches(
+    tmp_path: Path, origin: GitRepo, pr: tuple[str, str, str], distance: int
+) -> None:
+    # A queue of many entries: the commit sits far above the base, beyond the first depth.
+    base, _, _ = pr
+    queue = origin.linear_history(base, distance, path="src/queued.txt", branch="queue")
+    result = collect(tmp_path, origin.url, base=base, head=queue, queue=True)
+    assert result.error is None, result.error
+    assert result.commits.diff_base_sha == base
+
+
+def test_a_queue_base_beside_a_long_history_is_judged_on_the_whole_history(
+    tmp_path: Path, origin: GitRepo, pr: tuple[str, str, str]
+) -> None:
+    # No depth reaches the base, so only the complete history can say no.
+    base, _, _ = pr
+    beside = origin.linear_history(base, 40, path="src/beside.txt", branch="beside")
+    queue = origin.linear_history(base, 2100, path="src/queued.txt", branch="queue")
+    result = collect(tmp_path, origin.url, base=beside, head=queue, queue=True)
+    assert result.error == c.REASON_SHA_INCOHERENT
+
+
 def test_queue_commit_must_be_the_head(
     tmp_path: Path, origin: GitRepo, pr: tuple[str, str, str]
 ) -> None:

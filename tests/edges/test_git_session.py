@@ -337,7 +337,7 @@ def test_is_ancestor_answers_yes_only_on_fetched_history(tmp_path: Path) -> None
         assert session.is_ancestor(tip, tip)
         # At depth 1 the link from the tip down to the base is not there yet: no proof.
         assert not session.is_ancestor(base, tip)
-        assert session.deepen(10, [tip])
+        assert session.fetch([tip], depth=10)
         assert session.is_ancestor(base, tip)
         assert not session.is_ancestor(tip, base)
         assert not session.is_ancestor(beside, tip)
