@@ -1208,6 +1208,7 @@ ROLLOUT_SUMMARY_TEMPLATE: Final = (
 ROLLOUT_FAILURE_TEMPLATE: Final = "jev-select: rollout failed ({code})."
 ROLLOUT_INVALID_SETTINGS: Final = "invalid-settings"
 ROLLOUT_INVALID_JOB_MAP: Final = "invalid-job-map"
+ROLLOUT_WORKFLOW_NOT_FOUND: Final = "workflow-not-found"
 ROLLOUT_GITHUB_UNAVAILABLE: Final = "github-unavailable"
 ROLLOUT_INVALID_ANSWER: Final = "invalid-answer"
 ROLLOUT_RATE_LIMITED: Final = "rate-limited"
@@ -1215,6 +1216,7 @@ ROLLOUT_OUT_UNWRITABLE: Final = "out-unwritable"
 ROLLOUT_FAILURE_CODES: Final = (
     ROLLOUT_INVALID_SETTINGS,
     ROLLOUT_INVALID_JOB_MAP,
+    ROLLOUT_WORKFLOW_NOT_FOUND,
     ROLLOUT_GITHUB_UNAVAILABLE,
     ROLLOUT_INVALID_ANSWER,
     ROLLOUT_RATE_LIMITED,

@@ -55,6 +55,7 @@ from .progress import end_steps, show_step
 __all__ = ["register_rollout", "run_rollout"]
 
 _FIRST_ATTEMPT = 1
+_NOT_FOUND = 404
 
 
 class RolloutFailure(CodedError):
@@ -214,8 +215,7 @@ class _Collector:
         except OSError:
             raise RolloutFailure(c.ROLLOUT_OUT_UNWRITABLE) from None
         try:
-            records = self._client.workflow_runs(
-                settings.repository,
+            records = self._runs_of(
                 settings.observer_workflow,
                 limit=settings.max_runs,
                 created_since=settings.since,
@@ -288,8 +288,7 @@ class _Collector:
     def _candidates(self, head_sha: str, event: str) -> list[WorkflowRun]:
         key = (head_sha, event)
         if key not in self._ci_runs:
-            records = self._client.workflow_runs(
-                self._settings.repository,
+            records = self._runs_of(
                 self._settings.ci_workflow,
                 limit=c.ROLLOUT_PER_PAGE * c.ROLLOUT_MAX_PAGES,
                 head_sha=head_sha,
@@ -297,6 +296,16 @@ class _Collector:
             )
             self._ci_runs[key] = [workflow_run(record) for record in records]
         return self._ci_runs[key]
+
+    def _runs_of(self, workflow: str, **query: Any) -> list[Any]:
+        """A workflow's runs; a 404 means the workflow (or the repository) is not there for
+        this token, most often a misspelt file name."""
+        try:
+            return self._client.workflow_runs(self._settings.repository, workflow, **query)
+        except HttpFailure as failure:
+            if failure.status == _NOT_FOUND:
+                raise RolloutFailure(c.ROLLOUT_WORKFLOW_NOT_FOUND) from None
+            raise
 
 
 def _write_measurement(out: str, target: str, report: bytes, results: str) -> None:

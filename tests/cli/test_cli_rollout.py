@@ -387,6 +387,8 @@ def test_a_rate_limit_beyond_the_bound_stops_with_a_code(
     ("setup", "code_name"),
     [
         ("runs-500", "github-unavailable"),
+        ("observer-404", "workflow-not-found"),
+        ("ci-404", "workflow-not-found"),
         ("runs-malformed", "invalid-answer"),
         ("jobs-500", "github-unavailable"),
         ("plain-http", "invalid-settings"),
@@ -410,6 +412,13 @@ def test_failures_print_one_fixed_line(
     scenario.publish_runs()
     if setup == "runs-500":
         scenario.api.script(OBSERVER_RUNS, FakeResponse(500, TOKEN.encode()))
+    elif setup == "observer-404":
+        scenario.api.script(OBSERVER_RUNS, FakeResponse.not_found())
+    elif setup == "ci-404":
+        path = f"/repos/{REPOSITORY}/actions/workflows/ci.yml/runs?" + urlencode(
+            {"per_page": 100, "head_sha": sha(31), "event": "pull_request"}
+        )
+        scenario.api.script(path, FakeResponse.not_found())
     elif setup == "runs-malformed":
         scenario.api.script(OBSERVER_RUNS, FakeResponse.json({"workflow_runs": [{"id": "x"}]}))
     elif setup == "jobs-500":
