@@ -86,28 +86,41 @@ def register_rollout(commands: argparse._SubParsersAction[Any]) -> None:
         ),
         exit_on_error=False,
     )
-    rollout.add_argument("--repository", required=True, help="owner/name")
+    rollout.add_argument("--repository", required=True, metavar="OWNER/NAME")
     rollout.add_argument(
-        "--observer-workflow", required=True, help="the shadow observer's workflow file (or ID)"
+        "--observer-workflow",
+        required=True,
+        metavar="FILE",
+        help="the shadow observer's workflow file (or ID)",
     )
     rollout.add_argument(
-        "--ci-workflow", required=True, help="the workflow whose jobs are the tasks (or ID)"
+        "--ci-workflow",
+        required=True,
+        metavar="FILE",
+        help="the workflow whose jobs are the tasks (or ID)",
     )
     rollout.add_argument(
         "--since",
+        metavar="DATE",
         help=f"observer runs created since DATE (YYYY-MM-DD; default "
         f"{c.ROLLOUT_DEFAULT_SINCE_DAYS} days ago)",
     )
-    rollout.add_argument("--map", dest="job_map", help="JSON file mapping job names to task IDs")
-    rollout.add_argument("--out", required=True, help="directory for <run-id>/ measurements")
+    rollout.add_argument(
+        "--map", dest="job_map", metavar="PATH", help="JSON file mapping job names to task IDs"
+    )
+    rollout.add_argument(
+        "--out", required=True, metavar="DIR", help="directory for <run-id>/ measurements"
+    )
     rollout.add_argument(
         "--max-runs",
+        metavar="N",
         type=_bounded_integer(1, c.ROLLOUT_MAX_RUNS),
         default=c.ROLLOUT_DEFAULT_MAX_RUNS,
         help="the newest N observer runs at most (default %(default)s)",
     )
     rollout.add_argument(
         "--max-wait",
+        metavar="SECONDS",
         type=_bounded_integer(0, c.ROLLOUT_MAX_WAIT_LIMIT_S),
         default=c.ROLLOUT_DEFAULT_MAX_WAIT_S,
         help="seconds the command may wait on rate limits in total (default %(default)s)",
@@ -117,6 +130,7 @@ def register_rollout(commands: argparse._SubParsersAction[Any]) -> None:
     )
     rollout.add_argument(
         "--token-env",
+        metavar="NAME",
         default=c.LOCAL_GITHUB_TOKEN_ENV,
         help="environment variable holding the GitHub token",
     )
