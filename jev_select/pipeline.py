@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 __all__ = [
     "ChangePreview",
     "PlanResult",
-    "Preview",
     "RunContext",
     "preview_change",
     "run_plan_pipeline",
@@ -70,20 +69,12 @@ class RunContext:
 
 
 @attrs.frozen
-class Preview:
-    """What a run without a key learnt locally: the change and the metadata gaps."""
-
-    changed_paths: tuple[str, ...] | None  # None when the change could not be collected
-    collection_error: str | None
-    gaps: Mapping[str, tuple[str, ...]]  # task ID -> gaps, tasks with gaps only
-
-
-@attrs.frozen
 class PlanResult:
     plan: Plan
     report: dict[str, Any]
     changed_paths: tuple[str, ...] | None = None  # the paths the plan saw, when collected
-    preview: Preview | None = None
+    # Local mode without a key or consent: what planning found before anything would be sent.
+    preview: ChangePreview | None = None
     failure_cause: str | None = None  # cause category of the first failed Jev request
     # Per task, explanations of metadata gaps for the terminal view and the step summary.
     notes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
@@ -206,7 +197,7 @@ def run_plan_pipeline(
     preview = None
     if run.preview and bypass in _PREVIEW_BYPASSES and len(tasks) > 0:
         # After the report, so that its timings are those of the bypass.
-        preview = _preview(inputs, run)
+        preview = preview_change(inputs, run, clock=clock)
     return PlanResult(
         plan=plan,
         report=report,
@@ -218,15 +209,6 @@ def run_plan_pipeline(
 
 
 _PREVIEW_BYPASSES = (c.REASON_MISSING_API_KEY, c.REASON_EXTERNAL_CONTEXT_DISABLED)
-
-
-def _preview(inputs: Inputs, run: RunContext) -> Preview:
-    collection, metadata = _collect(inputs, run)
-    return Preview(
-        changed_paths=collection.known_paths,
-        collection_error=collection.error,
-        gaps=_gaps(metadata),
-    )
 
 
 def _tested_ref(inputs: Inputs, run: RunContext) -> str:
@@ -328,7 +310,8 @@ def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> M
 
 @attrs.frozen
 class ChangePreview:
-    """What planning one change finds before anything is sent (``jev-select history``).
+    """What planning one change finds before anything is sent (``jev-select history``, and
+    local ``plan`` without a key or consent).
 
     ``plan`` is the policy applied without scores: forced states, ``always``, ``path-match`` and
     metadata gaps are final; every candidate is undecided. ``requests`` is the number of Jev
@@ -336,6 +319,7 @@ class ChangePreview:
     """
 
     plan: Plan
+    changed_paths: tuple[str, ...] | None  # None when the change could not be collected
     collection_error: str | None
     grouping_error: str | None
     gaps: Mapping[str, tuple[str, ...]]  # task ID -> metadata warnings, first-seen order
@@ -390,6 +374,7 @@ def preview_change(
     )
     return ChangePreview(
         plan=plan,
+        changed_paths=collection.known_paths,
         collection_error=collection.error,
         grouping_error=grouping_error,
         gaps=_gaps(metadata),
