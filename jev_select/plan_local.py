@@ -118,6 +118,8 @@ def _local_view(result: PlanResult, inputs: Inputs, report_path: str) -> str:
                 changed_paths=result.preview.changed_paths,
                 collection_error=result.preview.collection_error,
                 gaps=result.preview.gaps,
+                requests=result.preview.requests,
+                grouping_error=result.preview.grouping_error,
             )
         )
     parts.append(c.TERMINAL_REPORT_TEMPLATE.format(path=report_path) + "\n")

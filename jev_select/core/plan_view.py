@@ -118,9 +118,12 @@ def render_preview(
     changed_paths: Sequence[str] | None,
     collection_error: str | None,
     gaps: Mapping[str, Sequence[str]],
+    requests: int = 0,
+    grouping_error: str | None = None,
 ) -> str:
     """The local preview of a run without a key or consent: the change, the tasks ``always``,
-    ``force_paths`` and metadata gaps keep, and how many tasks Jev would be asked about."""
+    ``force_paths`` and metadata gaps keep, and how many tasks Jev would be asked about in how
+    many requests (or why the change could not be put in requests)."""
     lines = [c.PREVIEW_HEADING]
     if changed_paths is None:
         lines.append(f"  the change could not be collected ({collection_error or 'unknown'})")
@@ -143,10 +146,16 @@ def render_preview(
             lines.append(f"  kept: {task.id} ({'; '.join(reasons)})")
         else:
             asked.append(task.id)
-    if changed_paths is not None:
+    if changed_paths is not None and grouping_error is not None:
+        lines.append(
+            f"  with a key, the change could not be put in requests ({grouping_error}): "
+            "every task would run"
+        )
+    elif changed_paths is not None:
         lines.append(
             f"  with a key, Jev would be asked about {len(asked)} of {len(table)} task(s)"
             + (f": {', '.join(asked)}" if asked else "")
+            + (f" ({requests} request(s))" if asked and requests else "")
         )
     lines.append(c.PREVIEW_HINT)
     return "\n".join(lines) + "\n"

@@ -105,7 +105,7 @@ def test_preview_without_a_key(tmp_path: Path) -> None:
         "  kept: docs (docs/** matched docs/index.md)",
         "  kept: lint (always)",
         "  kept: unit (gaps: job-missing:.github/workflows/ci.yml#Unit tests)",
-        "  with a key, Jev would be asked about 1 of 4 task(s): api",
+        "  with a key, Jev would be asked about 1 of 4 task(s): api (1 request(s))",
         c.PREVIEW_HINT,
     ]
     # The report is exactly that of a bypassed run: nothing collected, same reasons.
