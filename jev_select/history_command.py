@@ -35,7 +35,7 @@ from .edges.environment import temp_root
 from .edges.git_local import is_git_repository, local_first_parent_log, resolve_local_revision
 from .edges.publish import write_report_file
 from .edges.remotes import normalise_remote
-from .errors import InputError, InvocationError, PlanningFailure
+from .errors import CodedError, InputError, InvocationError, PlanningFailure
 from .progress import end_steps, show_step
 
 __all__ = ["register_history", "run_history"]
@@ -50,12 +50,8 @@ _INPUT_FLAGS = (
 )
 
 
-class HistoryFailure(Exception):
+class HistoryFailure(CodedError):
     """The dry run stopped; carries a code of ``HISTORY_FAILURE_CODES``."""
-
-    def __init__(self, code: str) -> None:
-        super().__init__(code)
-        self.code = code
 
 
 def register_history(commands: argparse._SubParsersAction[Any]) -> None:
