@@ -14,7 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.cliutil import API_KEY_SENTINEL, REPOSITORY, TOKEN_SENTINEL, CliRun, GitHubEnv
+from support.cliutil import (
+    API_KEY_SENTINEL,
+    PARSER_SCORES,
+    PARSER_TASKS,
+    REPOSITORY,
+    TOKEN_SENTINEL,
+    UNIT_WORKFLOW,
+    CliRun,
+    GitHubEnv,
+)
 from support.fakegithub import FakeGitHub, FakeResponse
 from support.fakejev import FakeJev
 from support.gitrepo import GitRepo
@@ -30,30 +39,9 @@ TITLE_SENTINEL = "PRTITLESENTINEL_4d2a"
 BODY_SENTINEL = "PRBODYSENTINEL_81fe"
 DIFF_SENTINEL = "MANUALDIFFSENTINEL_e7"
 
-TASKS = """
-unit:
-  description: Runs the unit tests of the parser package.
-  jobs:
-    - workflow: .github/workflows/ci.yml
-      job: unit
-docs:
-  description: Builds the documentation site.
-  force_paths: [docs/**]
-lint:
-  description: Lints every source file.
-  always: true
-"""
+TASKS = PARSER_TASKS
 TASK_IDS = ["docs", "lint", "unit"]
-SCORES = {"unit": 0.9, "docs": 0.01, "lint": 0.01}
-
-WORKFLOW = """name: ci
-on: pull_request
-jobs:
-  unit:
-    runs-on: ubuntu-latest
-    steps:
-      - run: python -m pytest tests/unit
-"""
+SCORES = PARSER_SCORES
 
 
 def assert_commits(report: Mapping[str, Any], *, tested: str, base: str, head: str) -> None:
@@ -91,7 +79,7 @@ class ManualPullRequest:
             {
                 "src/parser/a.py": "def parse():\n    return 1\n",
                 "docs/index.md": "# Docs\n",
-                ".github/workflows/ci.yml": WORKFLOW,
+                ".github/workflows/ci.yml": UNIT_WORKFLOW,
             }
         )
         self.dispatch = self.repo.commit(

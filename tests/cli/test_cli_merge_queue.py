@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.cliutil import API_KEY_SENTINEL, TOKEN_SENTINEL, UNIT_WORKFLOW, CliRun, GitHubEnv
+from support.cliutil import (
+    API_KEY_SENTINEL,
+    PARSER_SCORES,
+    PARSER_TASKS,
+    TOKEN_SENTINEL,
+    UNIT_WORKFLOW,
+    CliRun,
+    GitHubEnv,
+)
 from support.fakejev import FakeJev
 from support.gitrepo import GitRepo
 
@@ -23,19 +31,7 @@ from jev_select.errors import failure_message, input_error_message
 
 DIFF_SENTINEL = "QUEUEDIFF_4d2a"
 
-TASKS = """
-unit:
-  description: Runs the unit tests of the parser package.
-  jobs:
-    - workflow: .github/workflows/ci.yml
-      job: unit
-docs:
-  description: Builds the documentation site.
-  force_paths: [docs/**]
-lint:
-  description: Lints every source file.
-  always: true
-"""
+TASKS = PARSER_TASKS
 ALL_TRUE = '{"docs":true,"lint":true,"unit":true}'
 CODE_CHANGE = {"src/parser/a.py": f"def parse():\n    return 2  # {DIFF_SENTINEL}\n"}
 
@@ -48,7 +44,7 @@ def jev_server() -> Iterator[FakeJev]:
 
 @pytest.fixture
 def jev(jev_server: FakeJev) -> FakeJev:
-    return jev_server.reset({"unit": 0.9, "docs": 0.01, "lint": 0.01})
+    return jev_server.reset(dict(PARSER_SCORES))
 
 
 class Queue:

@@ -14,6 +14,8 @@ from typing import Any
 
 __all__ = [
     "API_KEY_SENTINEL",
+    "PARSER_SCORES",
+    "PARSER_TASKS",
     "THREE_TASKS_TEMPLATE",
     "TOKEN_SENTINEL",
     "UNIT_WORKFLOW",
@@ -46,6 +48,23 @@ lint:
   description: Lints every source file.
   always: true
 """
+# The table of the manual and merge-queue runs: a unit task that references the job of
+# UNIT_WORKFLOW, a docs task with force_paths and an always lint task; PARSER_SCORES asks Jev to
+# keep only unit.
+PARSER_TASKS = """
+unit:
+  description: Runs the unit tests of the parser package.
+  jobs:
+    - workflow: .github/workflows/ci.yml
+      job: unit
+docs:
+  description: Builds the documentation site.
+  force_paths: [docs/**]
+lint:
+  description: Lints every source file.
+  always: true
+"""
+PARSER_SCORES = {"unit": 0.9, "docs": 0.01, "lint": 0.01}
 UNIT_WORKFLOW = """name: ci
 on: pull_request
 jobs:
