@@ -40,6 +40,7 @@ from .core.rollout import (
     ci_query_sha,
     match_ci_run,
     report_artifact,
+    report_fits_run,
     rollout_text,
     workflow_reference,
     workflow_run,
@@ -283,6 +284,10 @@ class _Collector:
         if report[c.REPORT_FIELD_MODE] != c.MODE_SHADOW:
             return RunOutcome(
                 run.id, c.ROLLOUT_REJECTED, c.ROLLOUT_DETAIL_REPORT_NOT_SHADOW, None, tested_sha
+            )
+        if not report_fits_run(report, run):
+            return RunOutcome(
+                run.id, c.ROLLOUT_REJECTED, c.ROLLOUT_DETAIL_REPORT_NOT_THIS_RUN, None, tested_sha
             )
         match = match_ci_run(report, run.event, self._candidates(ci_query_sha(report), run.event))
         if match.run is None:

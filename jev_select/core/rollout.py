@@ -29,6 +29,7 @@ __all__ = [
     "match_ci_run",
     "rate_limit_wait",
     "report_artifact",
+    "report_fits_run",
     "rollout_json",
     "rollout_summary",
     "rollout_table",
@@ -38,6 +39,9 @@ __all__ = [
 ]
 
 _SHA40 = re.compile(r"[0-9a-f]{40}")
+# Events whose run records carry, as their head SHA, the head the observer's report names: the
+# pull request head, the merge-queue commit, the pushed commit (GitHub's event names).
+_HEAD_EVENTS = ("pull_request", "merge_group", "push")
 
 
 class AnswerRefused(Exception):
@@ -183,6 +187,13 @@ def report_artifact(run_id: int, records: Iterable[Any]) -> ReportArtifact | Non
         ):
             found = candidate
     return found
+
+
+def report_fits_run(report: Mapping[str, Any], run: WorkflowRun) -> bool:
+    """Whether the report in a run's artifact is that run's own: for the events whose run
+    record names the head the report planned, the two must agree (another run's report under
+    this run's name is refused, not measured)."""
+    return run.event not in _HEAD_EVENTS or report["head_sha"] == run.head_sha
 
 
 def _merge_commit(report: Mapping[str, Any]) -> bool:

@@ -225,6 +225,7 @@ def full_scenario(scenario: Scenario, out: Path) -> dict[int, bytes]:
     scenario.observer_run(109, H_MOVED, artifact=zipped(report_bytes(head=H_MOVED, tested=M_MOVED)))
     moved = {"base": {"sha": sha(99)}, "head": {"sha": H_MOVED}}
     scenario.ci_runs(H_MOVED, [{"id": 909, "pull_requests": [moved]}])
+    scenario.observer_run(111, sha(11), artifact=zipped(report_bytes(head=sha(99))))
     scenario.observer_run(110, sha(10), artifact=zipped(report_bytes(head=sha(10))))
     (out / "110").mkdir(parents=True)
     (out / "110" / "results.json").write_text('{"labelled": true}\n', encoding="utf-8")
@@ -241,7 +242,7 @@ def test_collects_every_run_and_counts_what_it_could_not(
     assert (code, stderr) == (0, "")
     lines = stdout.splitlines()
     assert lines[-1] == (
-        "jev-select: rollout: 2 collected, 2 unmatched, 2 missing, 3 rejected, 1 already collected."
+        "jev-select: rollout: 2 collected, 2 unmatched, 2 missing, 4 rejected, 1 already collected."
     )
     rows = {int(line.split()[0]): line.split()[1:] for line in lines[1:-1]}
     assert rows == {
@@ -255,6 +256,7 @@ def test_collects_every_run_and_counts_what_it_could_not(
         108: ["unmatched", "no-ci-run", "-", H_LONELY[:12]],
         109: ["unmatched", "no-ci-run", "-", M_MOVED[:12]],
         110: ["existing", "-", "-", "-"],
+        111: ["rejected", "report-not-this-run", "-", sha(99)[:12]],
     }
     # Measurements: the report as uploaded, and results from the matched run's first attempt.
     assert sorted(path.name for path in out.iterdir()) == ["101", "102", "110"]
@@ -305,10 +307,10 @@ def test_json_output_and_a_second_collection_keeps_the_first(
         "collected": 2,
         "unmatched": 2,
         "missing": 2,
-        "rejected": 3,
+        "rejected": 4,
         "existing": 1,
     }
-    assert [run["observer_run"] for run in view["runs"]] == list(range(101, 111))
+    assert [run["observer_run"] for run in view["runs"]] == list(range(101, 112))
     assert view["runs"][0] == {
         "observer_run": 101,
         "outcome": "collected",

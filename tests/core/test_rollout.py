@@ -17,6 +17,7 @@ from jev_select.core.rollout import (
     match_ci_run,
     rate_limit_wait,
     report_artifact,
+    report_fits_run,
     rollout_json,
     rollout_summary,
     rollout_table,
@@ -253,3 +254,19 @@ def test_table_rows_and_summary_line() -> None:
     assert lines[-1] == (
         "jev-select: rollout: 2 collected, 1 unmatched, 1 missing, 1 rejected, 1 already collected."
     )
+
+
+@pytest.mark.parametrize(
+    ("event", "run_head", "fits"),
+    [
+        ("pull_request", HEAD, True),
+        ("pull_request", OTHER, False),
+        ("merge_group", OTHER, False),
+        ("push", OTHER, False),
+        # A manual evaluation runs on the dispatch commit, not on the pull request it planned.
+        ("workflow_dispatch", OTHER, True),
+    ],
+)
+def test_a_report_must_be_its_runs_own(event: str, run_head: str, fits: bool) -> None:
+    run = ci_run(1, event=event, head_sha=run_head)
+    assert report_fits_run(merge_report(), run) is fits
