@@ -27,6 +27,7 @@ from typing import Any
 import attrs
 
 from .. import contracts as c
+from .columns import align_columns
 from .inputs import parse_threshold
 from .jsonutil import code_unit_key, format_number
 from .models import ChunkRecord, Observation, RequestRecord, Task, TaskTable, Usage
@@ -415,12 +416,7 @@ def _recommendation(view: Mapping[str, Any]) -> str:
 def calibration_table(view: Mapping[str, Any]) -> str:
     """The calibration as an aligned plain-text table and the recommendation line."""
     rows = [_header(), *(_cells(row) for row in view["thresholds"])]
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
-    return "\n".join([*lines, _recommendation(view)]) + "\n"
+    return "\n".join([*align_columns(rows), _recommendation(view)]) + "\n"
 
 
 def calibration_markdown(view: Mapping[str, Any]) -> str:

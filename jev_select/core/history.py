@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 
 from .. import contracts as c
+from .columns import align_columns
 from .jsonutil import code_unit_key, format_number
 
 __all__ = [
@@ -218,14 +219,6 @@ def history_json(outcomes: Sequence[ChangeOutcome]) -> dict[str, Any]:
     }
 
 
-def _align(rows: Sequence[Sequence[str]]) -> list[str]:
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
-
-
 def _short(text: str) -> str:
     printable = "".join(character if character.isprintable() else " " for character in text)
     if len(printable) <= _SUBJECT_WIDTH:
@@ -266,13 +259,13 @@ def history_table(outcomes: Sequence[ChangeOutcome]) -> str:
                 _short(outcome.change.subject),
             )
         )
-    lines = _align(rows)
+    lines = align_columns(rows)
     task_rows: list[tuple[str, ...]] = [
         ("TASK", "WOULD-SKIP", "ALWAYS", "PATH-MATCH", "METADATA-UNAVAILABLE")
     ]
     for task_id, counts in summary[_TASKS].items():
         task_rows.append((task_id, *(str(value) for value in counts.values())))
-    lines += ["", *_align(task_rows), ""]
+    lines += ["", *align_columns(task_rows), ""]
     lines += [
         f"changes: {summary['changes']}",
         f"status: {_counts(summary['by_status'])}",

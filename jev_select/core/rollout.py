@@ -17,6 +17,7 @@ from typing import Any, TypeGuard
 import attrs
 
 from .. import contracts as c
+from .columns import align_columns
 from .jsonutil import pretty_json
 
 __all__ = [
@@ -316,11 +317,7 @@ def rollout_table(outcomes: Sequence[RunOutcome]) -> str:
         )
         for outcome in _ordered(outcomes)
     ]
-    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
+    lines = align_columns(rows)
     lines.append(c.ROLLOUT_SUMMARY_TEMPLATE.format(**rollout_summary(outcomes)))
     return "\n".join(lines) + "\n"
 

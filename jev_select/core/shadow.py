@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import contracts as c
 from ..errors import CodedError, PlanningFailure
+from .columns import align_columns
 from .jsonutil import code_unit_key, format_number
 from .report import validate_report
 
@@ -214,12 +215,7 @@ def _ids(values: Sequence[str]) -> str:
 
 
 def _align(rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(align_columns(rows)) + "\n"
 
 
 def analysis_table(analysis: Mapping[str, Any]) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 
 from .. import contracts as c
+from ..core.columns import align_columns
 from ..core.jsonutil import (
     format_number,
 )
@@ -141,14 +142,6 @@ def result_json(result: ReplayResult) -> dict[str, Any]:
     }
 
 
-def _table(rows: Sequence[Sequence[str]]) -> list[str]:
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
-
-
 def render_table(result: ReplayResult) -> str:
     """Heading, the metric table per threshold, a per-case line, and the synthetic note."""
     lines = [
@@ -164,7 +157,7 @@ def render_table(result: ReplayResult) -> str:
         [format_number(row[c.REPLAY_THRESHOLD_COLUMN])] + [str(row[name]) for name in header[1:]]
         for row in result.metrics
     ]
-    lines += _table(rows)
+    lines += align_columns(rows)
     lines.append("")
     case_rows = [["case", "split", "answers", "synthetic", c.REPORT_FIELD_STATUS]]
     for outcome in result.outcomes:
@@ -178,7 +171,7 @@ def render_table(result: ReplayResult) -> str:
                 ",".join(statuses),
             ]
         )
-    lines += _table(case_rows)
+    lines += align_columns(case_rows)
     if result.synthetic_answers:
         lines += ["", c.REPLAY_SYNTHETIC_NOTE]
     return "\n".join(lines) + "\n"
