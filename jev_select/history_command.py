@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import tempfile
 import time
 from collections.abc import Mapping
@@ -23,6 +22,7 @@ from . import contracts as c
 from .core.history import (
     ChangeOutcome,
     LogEntry,
+    calendar_date,
     history_json,
     history_table,
     select_changes,
@@ -115,9 +115,10 @@ def _inputs(namespace: argparse.Namespace, environ: Mapping[str, str]) -> Inputs
 
 def _window(namespace: argparse.Namespace) -> tuple[int, str | None]:
     if namespace.since is not None:
-        if re.fullmatch(c.HISTORY_SINCE_PATTERN, namespace.since, re.ASCII) is None:
+        since = calendar_date(namespace.since)
+        if since is None:
             raise InvocationError("--since: a date YYYY-MM-DD")
-        return c.HISTORY_MAX_LAST, namespace.since
+        return c.HISTORY_MAX_LAST, since
     last = c.HISTORY_DEFAULT_LAST if namespace.last is None else namespace.last
     if not 1 <= last <= c.HISTORY_MAX_LAST:
         raise InvocationError(f"--last: from 1 to {c.HISTORY_MAX_LAST}")

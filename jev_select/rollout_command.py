@@ -25,6 +25,7 @@ import attrs
 
 from . import console
 from . import contracts as c
+from .core.history import calendar_date
 from .core.jsonutil import pretty_json
 from .core.results import (
     ResultsFailure,
@@ -152,12 +153,10 @@ class _Settings:
 def _since(text: str | None, today: datetime.date) -> str:
     if text is None:
         return (today - datetime.timedelta(days=c.ROLLOUT_DEFAULT_SINCE_DAYS)).isoformat()
-    if re.fullmatch(c.HISTORY_SINCE_PATTERN, text, re.ASCII) is None:
+    since = calendar_date(text)
+    if since is None:
         raise InvocationError("--since: a date YYYY-MM-DD")
-    try:
-        return datetime.date.fromisoformat(text).isoformat()
-    except ValueError:
-        raise InvocationError("--since: a date YYYY-MM-DD") from None
+    return since
 
 
 def _settings(namespace: argparse.Namespace) -> _Settings:

@@ -7,6 +7,7 @@ runs the planning pipeline on each and writes the reports.
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,6 +22,7 @@ __all__ = [
     "Change",
     "ChangeOutcome",
     "LogEntry",
+    "calendar_date",
     "history_json",
     "history_table",
     "select_changes",
@@ -63,6 +65,17 @@ class Change:
     head: str
     subject: str
     kind: str
+
+
+def calendar_date(text: str) -> str | None:
+    """``text`` when it is a real calendar day written ``YYYY-MM-DD`` (the ``--since`` of
+    ``history`` and ``rollout``), else ``None``."""
+    if re.fullmatch(c.HISTORY_SINCE_PATTERN, text, re.ASCII) is None:
+        return None
+    try:
+        return datetime.date.fromisoformat(text).isoformat()
+    except ValueError:
+        return None
 
 
 def _is_squash(entry: LogEntry) -> bool:

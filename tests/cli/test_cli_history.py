@@ -317,6 +317,7 @@ def test_the_reports_calibrate(
     ("args", "message"),
     [
         (["--since", "yesterday"], "--since"),
+        (["--since", "2026-02-30"], "--since"),
         (["--last", "0"], "--last"),
         (["--last", "2", "--since", "2024-01-01"], "not allowed with"),
         (["--merges", "--squash"], "not allowed with"),
