@@ -19,7 +19,7 @@ from requests.utils import parse_header_links
 from .. import contracts as c
 from ..core.jsonutil import JsonError, strict_loads
 from ..core.rollout import AnswerRefused, rate_limit_wait
-from .github_api import GitHubApi
+from .github_api import GitHubApi, repository_path
 from .httpio import HttpFailure, HttpResponse
 
 __all__ = ["ActionsHistory", "ArtifactGone", "RateLimitExceeded"]
@@ -36,10 +36,6 @@ class RateLimitExceeded(Exception):
 
 class ArtifactGone(Exception):
     """The artifact no longer exists (expired or deleted)."""
-
-
-def _segment(text: str) -> str:
-    return quote(text, safe="")
 
 
 def _next_link(value: str | None) -> str | None:
@@ -153,7 +149,6 @@ class ActionsHistory(GitHubApi):
         event: str | None = None,
     ) -> list[Any]:
         """Run records of one workflow, newest first, with GitHub's own filters."""
-        owner, _, name = repository.partition("/")
         query: dict[str, str | int] = {"per_page": c.ROLLOUT_PER_PAGE}
         if completed:
             query["status"] = c.GITHUB_RUN_COMPLETED
@@ -164,16 +159,15 @@ class ActionsHistory(GitHubApi):
         if event is not None:
             query["event"] = event
         path = (
-            f"repos/{_segment(owner)}/{_segment(name)}/actions/workflows/{_segment(workflow)}"
+            f"{repository_path(repository)}/actions/workflows/{quote(workflow, safe='')}"
             f"/runs?{urlencode(query)}"
         )
         return self._listing(path, "workflow_runs", limit)
 
     def run_artifacts(self, repository: str, run_id: int) -> list[Any]:
         """Every artifact record of one run."""
-        owner, _, name = repository.partition("/")
         path = (
-            f"repos/{_segment(owner)}/{_segment(name)}/actions/runs/{run_id}/artifacts"
+            f"{repository_path(repository)}/actions/runs/{run_id}/artifacts"
             f"?{urlencode({'per_page': c.ROLLOUT_PER_PAGE})}"
         )
         return self._listing(path, "artifacts", c.ROLLOUT_PER_PAGE * c.ROLLOUT_MAX_PAGES)
@@ -186,11 +180,7 @@ class ActionsHistory(GitHubApi):
         short-lived grant). A 404 or 410 raises ``ArtifactGone``; any other failure (a second
         redirect included) raises ``HttpFailure``.
         """
-        owner, _, name = repository.partition("/")
-        url = (
-            f"{self._root}/repos/{_segment(owner)}/{_segment(name)}/actions/artifacts/"
-            f"{artifact_id}/zip"
-        )
+        url = f"{self._root}/{repository_path(repository)}/actions/artifacts/{artifact_id}/zip"
         try:
             return self._get(
                 url,

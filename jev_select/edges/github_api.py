@@ -35,7 +35,13 @@ from .httpio import (
     run_with_deadline,
 )
 
-__all__ = ["GitHubApi", "api_root", "api_root_from_environment", "usable_token"]
+__all__ = [
+    "GitHubApi",
+    "api_root",
+    "api_root_from_environment",
+    "repository_path",
+    "usable_token",
+]
 
 _MISSING = "missing"
 _ACTION_FILE_NAMES = ("action.yml", "action.yaml")
@@ -80,6 +86,12 @@ def api_root_from_environment(environ: Mapping[str, str]) -> str | None:
 
 def _segment(text: str) -> str:
     return quote(text, safe="")
+
+
+def repository_path(owner_repo: str) -> str:
+    """``repos/<owner>/<repo>`` for ``owner/repo``, each part escaped as one path segment."""
+    owner, _, repo = owner_repo.partition("/")
+    return f"repos/{_segment(owner)}/{_segment(repo)}"
 
 
 K = TypeVar("K", bound=Hashable)
@@ -189,8 +201,7 @@ class GitHubApi:
 
     def get_pull(self, owner_repo: str, number: int) -> Mapping[str, Any]:
         """``GET repos/<owner>/<repo>/pulls/<n>``; any failure is ``pull-request-unavailable``."""
-        owner, _, repo = owner_repo.partition("/")
-        path = f"repos/{_segment(owner)}/{_segment(repo)}/pulls/{number}"
+        path = f"{repository_path(owner_repo)}/pulls/{number}"
         try:
             answer = self._get_json(path)
         except (HttpFailure, JsonError):
@@ -226,7 +237,7 @@ class GitHubApi:
         if sha is None:
             return _MISSING
         text = self._read_contents(
-            f"repos/{_segment(owner)}/{_segment(repo)}/contents/"
+            f"{repository_path(owner + '/' + repo)}/contents/"
             + "/".join(_segment(segment) for segment in segments)
             + f"?ref={sha}"
         )
@@ -244,7 +255,7 @@ class GitHubApi:
         for name in _ACTION_FILE_NAMES:
             segments = [*directory, name]
             path = (
-                f"repos/{_segment(owner)}/{_segment(repo)}/contents/"
+                f"{repository_path(owner + '/' + repo)}/contents/"
                 + "/".join(_segment(segment) for segment in segments)
                 + f"?ref={sha}"
             )
@@ -259,7 +270,7 @@ class GitHubApi:
     def _commit_of(self, owner: str, repo: str, ref: str) -> str | None:
         try:
             answer = self._get_json(
-                f"repos/{_segment(owner)}/{_segment(repo)}/commits/{_segment(ref)}"
+                f"{repository_path(owner + '/' + repo)}/commits/{_segment(ref)}"
             )
         except (HttpFailure, JsonError):
             return None
@@ -299,9 +310,8 @@ class GitHubApi:
         ``None`` when any page is unavailable or malformed, or when the pages hold fewer jobs
         than announced (a partial list would misreport tasks as skipped).
         """
-        owner, _, repo = owner_repo.partition("/")
         base = (
-            f"repos/{_segment(owner)}/{_segment(repo)}/actions/runs/{run_id}"
+            f"{repository_path(owner_repo)}/actions/runs/{run_id}"
             f"/attempts/{attempt}/jobs?per_page={c.RESULTS_JOBS_PER_PAGE}&page="
         )
         jobs: list[dict[str, Any]] = []
