@@ -7,7 +7,8 @@ job's workspace, its current directory or the environment's Python, pip or uv se
 1. uv, the installer, comes from the wheel pinned for this platform in ``installer.lock``; the
    wheel's SHA-256 is checked before anything of it is used, and only its ``uv`` program is kept.
 2. A fresh virtual environment at ``$RUNNER_TEMP/jev-select-venv`` (the standard ``venv`` module,
-   in this process; no pip inside it).
+   in this process; no pip inside it). Whatever was there is removed first if it is a plain
+   directory; a symlink or any other kind of file stops the install untouched.
 3. uv installs ``requirements.lock`` into it: exact pins, every file checked against the lock's
    hashes, wheels only, no configuration file, no cache.
 4. The ``jev_select`` package is copied from the action's own checkout, with the distribution's
@@ -48,13 +49,46 @@ VENV_NAME = "jev-select-venv"
 UV_DIR_NAME = "jev-select-uv"
 MAX_INSTALLER_BYTES = 64 * 1024 * 1024
 DOWNLOAD_TIMEOUT_S = 60.0
-# Variables that configure an interpreter, pip or uv. A pull request can reach the job's
-# environment through earlier steps, so none of them reaches the installer.
-SCRUBBED_PREFIXES = ("PYTHON", "PIP_", "UV_", "VIRTUAL_ENV", "CONDA_", "__PYVENV")
+_REPARSE_POINT = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400)
+# Variables that configure an interpreter, pip or uv, or make a TLS client write its session
+# secrets. A pull request can reach the job's environment through earlier steps, so none of them
+# reaches the installer (action.yml clears the same ones before this interpreter starts; the
+# list and its reasons are in docs/security.md, "The job's environment").
+SCRUBBED_PREFIXES = (
+    "PYTHON",
+    "PIP_",
+    "UV_",
+    "VIRTUAL_ENV",
+    "CONDA_",
+    "__PYVENV",
+    "SSLKEYLOGFILE",
+    "GIT_",
+)
 
 
 class InstallError(Exception):
     """A fixed description of what failed; never carries file contents or remote text."""
+
+
+def fresh_directory(path: Path, what: str) -> None:
+    """Make ``path`` an empty directory of our own, refusing anything planted there.
+
+    Earlier steps of the job can write to ``RUNNER_TEMP``. A symlink there would make a clear
+    step (venv's own, or a naive one) empty whatever it points at, so anything but a plain
+    directory is refused and left untouched. A plain directory is removed with ``rmtree``,
+    which never follows the links inside it, and created anew.
+    """
+    try:
+        found = path.lstat()
+    except FileNotFoundError:
+        found = None
+    if found is not None:
+        # A Windows junction is a directory to stat, and a reparse point to its attributes.
+        reparse = getattr(found, "st_file_attributes", 0) & _REPARSE_POINT
+        if not stat.S_ISDIR(found.st_mode) or reparse:
+            raise InstallError(f"{what} exists and is not a plain directory; it was left as it is")
+        shutil.rmtree(path)
+    path.mkdir()
 
 
 def platform_key() -> str:
@@ -112,8 +146,7 @@ def fetch_installer(temp: Path, wheelhouse: Path | None) -> Path:
     program = "uv.exe" if sys.platform == "win32" else "uv"
     version = name.split("-")[1]
     target = temp / UV_DIR_NAME
-    shutil.rmtree(target, ignore_errors=True)
-    target.mkdir()
+    fresh_directory(target, f"$RUNNER_TEMP/{UV_DIR_NAME}")
     destination = target / program
     # One known member, written to a fixed path: no name from the archive becomes a path.
     with (
@@ -209,9 +242,13 @@ def install(
     wheelhouse = Path(wheelhouse_text) if wheelhouse_text else None
     if wheelhouse is not None and not (wheelhouse.is_absolute() and wheelhouse.is_dir()):
         raise InstallError(f"{WHEELHOUSE_VARIABLE} is not an absolute path of a directory")
+    if os.pathsep in str(temp):
+        # venv refuses such a location: the environment's PATH entry would split in two.
+        raise InstallError(f"RUNNER_TEMP contains {os.pathsep!r}; no environment can be made there")
     uv = fetch_installer(temp, wheelhouse)
     environment = temp / VENV_NAME
-    venv.EnvBuilder(clear=True, with_pip=False, symlinks=sys.platform != "win32").create(
+    fresh_directory(environment, f"$RUNNER_TEMP/{VENV_NAME}")
+    venv.EnvBuilder(clear=False, with_pip=False, symlinks=sys.platform != "win32").create(
         environment
     )
     python = venv_python(environment)
@@ -237,7 +274,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not runner_temp or not Path(runner_temp).is_absolute():
             raise InstallError("RUNNER_TEMP is not an absolute path")
         install(Path(runner_temp), os.environ, compile_bytecode=args.compile_bytecode)
-    except (InstallError, OSError, zipfile.BadZipFile, KeyError) as error:
+    except Exception as error:
+        # Only our own fixed texts are printed; anything else is named by its type, never by a
+        # message that could carry a path or a remote answer.
         message = str(error) if isinstance(error, InstallError) else type(error).__name__
         print(f"jev-select: the action's install failed: {message}", file=sys.stderr)
         return 1

@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import venv
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -240,6 +241,15 @@ def plant_program(path: Path, sentinels: Path, label: str) -> None:
     path.chmod(0o755)
 
 
+def plant_launcher_venv(directory: Path, sentinels: Path) -> Path:
+    """A virtual environment of the base interpreter whose site-packages holds a .pth file."""
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(directory)
+    site = next((directory / "lib").glob("python3*")) / "site-packages"
+    pth = PLANTED_PTH.format(sentinels=str(sentinels), label="pth@launcher-venv")
+    (site / "jev-hostile.pth").write_text(pth, encoding="utf-8")
+    return directory / "bin" / "python"
+
+
 def forge_wheel(forged: Path, name: str, version: str, sentinels: Path) -> None:
     """A wheel under a locked name and version whose code writes a sentinel."""
     stem = f"{name.replace('-', '_')}-{version}"
@@ -370,6 +380,7 @@ def make_job(root: Path) -> Job:
         forge_wheel(forged, name, version, sentinels)
     plant_program(workspace / "hostile-venv" / "bin" / "python", sentinels, "virtual-env-python")
     plant_program(workspace / "bin" / "python3.11", sentinels, "uv-python")
+    launcher = plant_launcher_venv(workspace / "launcher-venv", sentinels)
     hostile_env = {
         "PYTHONPATH": os.pathsep.join([str(workspace), str(user_site)]),
         "PYTHONSTARTUP": str(workspace / "sitecustomize.py"),
@@ -394,6 +405,12 @@ def make_job(root: Path) -> Job:
         "VIRTUAL_ENV": str(workspace / "hostile-venv"),
         "CONDA_PREFIX": str(workspace / "hostile-venv"),
         "XDG_CONFIG_HOME": str(home / ".config"),
+        # Not PYTHON*, so -I leaves it in force: the interpreter takes the planted environment
+        # as its own and runs its .pth files.
+        "__PYVENV_LAUNCHER__": str(launcher),
+        "SSLKEYLOGFILE": str(sentinels / "tls-key-log"),
+        "GIT_TRACE": str(sentinels / "git-trace"),
+        "GIT_PYTHON_GIT_EXECUTABLE": str(workspace / "bin" / "python3.11"),
     }
     return Job(root, action_path, wheels, workspace, runner_temp, home, sentinels, hostile_env)
 
@@ -506,15 +523,159 @@ def test_install_step_refuses_a_wheel_that_is_not_the_locked_file(
     assert sentinels_of(job) == {}
 
 
+def test_a_planted_launcher_variable_takes_effect_without_the_scrub(tmp_path: Path) -> None:
+    # The premise of the hostile job: -I alone does not stop __PYVENV_LAUNCHER__.
+    sentinels = tmp_path / "sentinels"
+    sentinels.mkdir()
+    launcher = plant_launcher_venv(tmp_path / "launcher-venv", sentinels)
+    subprocess.run(
+        [BASE_PYTHON, "-I", "-c", "pass"],
+        env={"PATH": os.environ.get("PATH", ""), "__PYVENV_LAUNCHER__": str(launcher)},
+        check=True,
+    )
+    assert [path.name for path in sentinels.iterdir()] == ["pth@launcher-venv"]
+
+
+def scrub_block(step_id: str) -> str:
+    lines = step(step_id)["run"].splitlines()
+    start = lines.index("shopt -s nocasematch")
+    end = lines.index("shopt -u nocasematch")
+    return "\n".join(lines[start : end + 1]) + "\n"
+
+
+STEERING_VARIABLES = {
+    "PYTHONPATH": "x",
+    "PYTHONHOME": "x",
+    "pythonstartup": "x",
+    "PIP_INDEX_URL": "x",
+    "UV_INDEX_URL": "x",
+    "uv_find_links": "x",
+    "VIRTUAL_ENV": "x",
+    "VIRTUAL_ENV_PROMPT": "x",
+    "CONDA_PREFIX": "x",
+    "__PYVENV_LAUNCHER__": "x",
+    "SSLKEYLOGFILE": "x",
+    "GIT_TRACE": "x",
+    "GIT_PYTHON_GIT_EXECUTABLE": "x",
+}
+KEPT_VARIABLES = {
+    "HTTPS_PROXY": "http://proxy.example:3128",
+    "NO_PROXY": "localhost",
+    "SSL_CERT_FILE": "/etc/ssl/bundle.pem",
+    "REQUESTS_CA_BUNDLE": "/etc/ssl/bundle.pem",
+    "GITHUB_OUTPUT": "/tmp/out",
+    "INPUT_API_KEY": "k",
+    "HOME": "/home/runner",
+}
+
+
+@pytest.mark.parametrize("step_id", ["install", "plan"])
+def test_each_step_clears_the_variables_that_steer_an_interpreter(
+    tmp_path: Path, step_id: str
+) -> None:
+    script = scrub_block(step_id) + "env -0\n"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **STEERING_VARIABLES, **KEPT_VARIABLES}
+    result = run_step(script, env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    left = dict(entry.split("=", 1) for entry in result.stdout.split("\0") if entry)
+    assert not set(STEERING_VARIABLES) & set(left)
+    assert {name: left.get(name) for name in KEPT_VARIABLES} == KEPT_VARIABLES
+
+
+def test_both_steps_clear_the_same_variables_as_the_installer() -> None:
+    assert scrub_block("install") == scrub_block("plan")
+    installer = load_installer()
+    patterns = re.search(r"case \"\$name\" in\n\s*(\S+)\)", scrub_block("plan"))
+    assert patterns is not None
+    scrubbed_by_shell = {pattern.rstrip("*") for pattern in patterns.group(1).split("|")}
+    assert scrubbed_by_shell == {
+        prefix.rstrip("_") + ("_" if prefix.endswith("_") else "")
+        for prefix in installer.SCRUBBED_PREFIXES
+    } - {"__PYVENV"} | {"__PYVENV_LAUNCHER__"}
+
+
+def install_in(job: Job, runner_temp: Path) -> subprocess.CompletedProcess[str]:
+    spec = step("install")
+    context = {**job.context(), "runner.temp": str(runner_temp)}
+    env = job.env({"RUNNER_TEMP": str(runner_temp)}, spec, context)
+    return run_step(spec["run"], env, runner_temp, script_dir=job.root)
+
+
+FIXED_FAILURE = re.compile(r"jev-select: the action's install failed: [^\n]+\n")
+
+
+@pytest.mark.parametrize("planted", ["symlink", "file", "dangling"])
+def test_anything_but_a_directory_at_the_environment_path_stops_the_install_untouched(
+    tmp_path: Path, planted: str
+) -> None:
+    (tmp_path / "job").mkdir()
+    job = make_job(tmp_path / "job")
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "precious.txt").write_text("keep me", encoding="utf-8")
+    target = job.runner_temp / "jev-select-venv"
+    if planted == "symlink":
+        target.symlink_to(victim, target_is_directory=True)
+    elif planted == "dangling":
+        target.symlink_to(tmp_path / "nowhere")
+    else:
+        target.write_text("not a directory", encoding="utf-8")
+    result = job.run("install", {})
+    assert result.returncode == 1
+    assert result.stderr == (
+        "jev-select: the action's install failed: $RUNNER_TEMP/jev-select-venv exists and is "
+        "not a plain directory; it was left as it is\n"
+    )
+    assert (victim / "precious.txt").read_text(encoding="utf-8") == "keep me"
+    assert sorted(path.name for path in victim.iterdir()) == ["precious.txt"]
+    assert target.is_symlink() or target.read_text(encoding="utf-8") == "not a directory"
+    assert not (tmp_path / "nowhere").exists()
+    assert sentinels_of(job) == {}
+
+
+def test_a_left_over_environment_is_replaced_without_following_its_links(tmp_path: Path) -> None:
+    (tmp_path / "job").mkdir()
+    job = make_job(tmp_path / "job")
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "precious.txt").write_text("keep me", encoding="utf-8")
+    stale = job.runner_temp / "jev-select-venv"
+    (stale / "lib").mkdir(parents=True)
+    (stale / "lib" / "link").symlink_to(victim, target_is_directory=True)
+    (stale / "pyvenv.cfg").write_text("home = /nowhere\n", encoding="utf-8")
+    result = job.run("install", {})
+    assert result.returncode == 0, result.stderr
+    assert (victim / "precious.txt").read_text(encoding="utf-8") == "keep me"
+    assert not (stale / "lib" / "link").exists()
+    assert "include-system-site-packages = false" in (stale / "pyvenv.cfg").read_text()
+
+
+def test_a_runner_temp_with_a_path_separator_is_a_fixed_diagnostic(tmp_path: Path) -> None:
+    (tmp_path / "job").mkdir()
+    job = make_job(tmp_path / "job")
+    colon_temp = tmp_path / "runner:temp"
+    colon_temp.mkdir()
+    result = install_in(job, colon_temp)
+    assert result.returncode == 1
+    assert FIXED_FAILURE.fullmatch(result.stderr), result.stderr
+    assert "RUNNER_TEMP contains ':'" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert sorted(path.name for path in colon_temp.iterdir()) == ["step.sh"] or not any(
+        colon_temp.iterdir()
+    )
+
+
 def test_every_step_runs_outside_the_workspace_and_every_python_isolated() -> None:
     for spec in load_action()["runs"]["steps"]:
         if "run" not in spec:
             continue
         assert spec.get("working-directory") == "${{ runner.temp }}", spec["id"]
         for line in spec["run"].splitlines():
-            if re.search(r"python", line, re.IGNORECASE) and not line.lstrip().startswith(
-                ("venv=", "#", "if ", "fi")
-            ):
+            # A line that starts an interpreter names its program and then an argument.
+            if re.search(
+                r"python(\.exe)?\"? ", line, re.IGNORECASE
+            ) and not line.lstrip().startswith("#"):
+                assert line.lstrip().startswith("exec "), line
                 assert " -I " in line, line
 
 
