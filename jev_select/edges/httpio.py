@@ -3,8 +3,8 @@
 Rules (docs/reference.md, "Manual pull-request mode", "Transport"): one attempt, no redirects (a 3xx
 is a failure), credentials only from the explicit auth object (never ``~/.netrc``), a wall-clock
 bound covering connect, TLS, upload and the whole body, and a cap on the body. Standard proxy and
-CA-bundle variables are honoured. No body is ever logged, and the exceptions raised here carry no
-text from the exchange.
+CA-bundle variables are honoured; ``SSLKEYLOGFILE`` is not (``tls_client_context``). No body is
+ever logged, and the exceptions raised here carry no text from the exchange.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ __all__ = [
     "NoAuth",
     "bounded_request",
     "run_with_deadline",
+    "tls_client_context",
 ]
 
 _READ_CHUNK = 65536
@@ -235,14 +236,38 @@ def _use_watched_pools(manager: PoolManager) -> PoolManager:
     return manager
 
 
+def tls_client_context() -> ssl.SSLContext:
+    """A client TLS context that never writes a key log.
+
+    urllib3's and the standard library's default contexts honour ``SSLKEYLOGFILE``: they would
+    append the session secrets of every connection to that file, and with a capture of the
+    traffic those secrets reveal the bearer key. A variable set by an earlier step of the job
+    must not have that power, so every connection gets a context built here instead. The trust
+    store is not decided here: requests hands its CA bundle (``REQUESTS_CA_BUNDLE`` ...,
+    else certifi) to urllib3, which loads it into this context.
+    """
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.options |= ssl.OP_NO_COMPRESSION
+    context.hostname_checks_common_name = False
+    return context
+
+
 class _WatchedAdapter(HTTPAdapter):
-    """An adapter whose connections (direct or through a proxy) report their sockets."""
+    """An adapter whose connections (direct or through a proxy) report their sockets and use
+    TLS contexts without a key log."""
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["ssl_context"] = tls_client_context()
         super().init_poolmanager(*args, **kwargs)
         _use_watched_pools(self.poolmanager)
 
     def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> PoolManager:
+        if proxy not in self.proxy_manager:
+            # The TLS inside the tunnel (to the API), and the TLS to an https:// proxy.
+            proxy_kwargs["ssl_context"] = tls_client_context()
+            if not proxy.lower().startswith("socks"):
+                proxy_kwargs["proxy_ssl_context"] = tls_client_context()
         manager = super().proxy_manager_for(proxy, **proxy_kwargs)
         return _use_watched_pools(manager)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -450,3 +451,36 @@ def test_a_dripping_body_is_bounded_without_read1(server: FakeJev) -> None:
     with pytest.raises(HttpTimeout):
         request(server.endpoint, bound=0.3)
     assert time.monotonic() - started < 0.3 + SLACK_S
+
+
+@pytest.mark.parametrize("through_proxy", [False, True])
+def test_no_tls_key_log_is_written_whatever_the_environment_says(
+    tls_server: FakeJev, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, through_proxy: bool
+) -> None:
+    # With the session secrets of a capture, the bearer key can be read off the wire.
+    key_log = tmp_path / "keys.log"
+    monkeypatch.setenv("SSLKEYLOGFILE", str(key_log))
+    with ConnectProxy() as proxy:
+        if through_proxy:
+            monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        response = request(tls_server.endpoint, auth=BearerAuth("jev-key-under-test"))
+        assert response.status == 200
+        assert len(proxy.targets) == (1 if through_proxy else 0)
+    assert tls_server.requests[0].header("Authorization") == "Bearer jev-key-under-test"
+    assert not key_log.exists()
+
+
+def test_the_tls_context_still_verifies_the_server(
+    tls_server: FakeJev, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("REQUESTS_CA_BUNDLE")
+    monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    with pytest.raises(HttpFailure) as caught:
+        request(tls_server.endpoint)
+    assert caught.value.kind == "tls"
+    context = httpio.tls_client_context()
+    assert context.keylog_filename is None
+    assert context.verify_mode == ssl.CERT_REQUIRED
+    assert context.check_hostname
+    assert context.minimum_version >= ssl.TLSVersion.TLSv1_2
