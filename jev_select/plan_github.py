@@ -132,6 +132,7 @@ def run_github_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) -
             with cancellation.deferred():
                 append_outputs(descriptor, pairs)
                 published = True
+                cancellation.mark_published()
         finally:
             close_outputs(descriptor)
     except cancellation.Cancelled as cancel:

@@ -36,6 +36,8 @@ __all__ = [
     "cancelled_by",
     "deferred",
     "handle_signals",
+    "mark_published",
+    "plan_published",
     "run_cleanups",
 ]
 
@@ -65,6 +67,9 @@ class _State:
 
 
 _state = _State()
+# Set once the plan's outputs are written in full; it outlives handle_signals(), because a signal
+# may still arrive after the command has returned and before the process is gone.
+_published = threading.Event()
 _cleanups: list[Callable[[], None]] = []
 _cleanups_lock = threading.Lock()
 
@@ -100,6 +105,7 @@ def handle_signals() -> Iterator[None]:
         return
     previous: dict[signal.Signals, Any] = {}
     _state.active, _state.depth, _state.pending, _state.raised = True, 0, None, None
+    _published.clear()
     try:
         for number in CANCEL_SIGNALS:
             # A signal the parent chose to ignore (SIGINT for a background job of a script)
@@ -111,6 +117,16 @@ def handle_signals() -> Iterator[None]:
         for number, handler in previous.items():
             signal.signal(number, handler)
         _state.active, _state.depth, _state.pending, _state.raised = False, 0, None, None
+
+
+def mark_published() -> None:
+    """Record that the plan's outputs were written in full: from here on the result stands."""
+    _published.set()
+
+
+def plan_published() -> bool:
+    """Whether the current (or just finished) run wrote its plan's outputs in full."""
+    return _published.is_set()
 
 
 def cancelled_by() -> int | None:

@@ -407,6 +407,65 @@ def test_cancel_while_the_command_loads(tmp_path: Path, sent: signal.Signals, ho
 
 
 # ---------------------------------------------------------------------------------------------
+# After the command has returned
+# ---------------------------------------------------------------------------------------------
+
+# Runs the command as ``python -m jev_select`` does, but holds the process once ``main`` has
+# returned: the window between the end of the command and the end of the process.
+AFTER_THE_COMMAND = """
+import runpy, sys, time
+marker = sys.argv.pop(1)
+import jev_select.cli as cli
+command = cli.main
+
+def main_then_linger(argv=None):
+    code = command(argv)
+    open(marker, "w").close()
+    time.sleep(60)
+    return code
+
+cli.main = main_then_linger
+runpy.run_module("jev_select", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("published", [True, False], ids=["published", "failed"])
+@pytest.mark.parametrize("sent", SIGNALS)
+def test_a_signal_after_the_command_returned_ends_with_128_plus_the_signal(
+    tmp_path: Path, sent: signal.Signals, published: bool
+) -> None:
+    env = bypass_env(tmp_path / "runner")
+    if not published:
+        env.inputs["mode"] = "Enforce"  # an invalid input: nothing is published
+    environ = env.environ()
+    marker = tmp_path / "returned"
+    process = subprocess.Popen(
+        [sys.executable, "-c", AFTER_THE_COMMAND, str(marker), "plan"],
+        env=environ,
+        cwd=env.root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
+    wait_until(marker.exists, process, "the command returned")
+    process.send_signal(sent)
+    code, out, err = finish(process)
+    assert code == 128 + sent
+    assert err == ""
+    lines = without_masks(out)
+    output = Path(environ["GITHUB_OUTPUT"])
+    if published:
+        assert lines[-1] == f"::error::{c.CANCELLED_AFTER_PUBLICATION_MESSAGE}"
+        outputs = parse_output_file(output.read_text("utf-8"))
+        assert outputs[c.OUTPUT_STATUS] == c.STATUS_BYPASSED
+    else:
+        assert lines[-1] == f"::error::{c.CANCELLED_MESSAGE}"
+        assert not output.exists() or output.read_text("utf-8") == ""
+
+
+# ---------------------------------------------------------------------------------------------
 # The mechanism, in this process
 # ---------------------------------------------------------------------------------------------
 

@@ -31,15 +31,20 @@ docs:
   description: Builds the documentation.
   force_paths: [docs/**]
 """
-# Runs the command as ``python -m jev_select`` does and writes the loaded modules when it ends.
+# Runs the command as ``python -m jev_select`` does and writes the loaded modules as it exits
+# (the command ends the process with os._exit once its result is final).
 RECORDER = """
-import json, runpy, sys
+import json, os, runpy, sys
 record = sys.argv.pop(1)
-try:
-    runpy.run_module("jev_select", run_name="__main__", alter_sys=True)
-finally:
+exit_now = os._exit
+
+def record_and_exit(code):
     with open(record, "w", encoding="utf-8") as handle:
         json.dump(sorted(sys.modules), handle)
+    exit_now(code)
+
+os._exit = record_and_exit
+runpy.run_module("jev_select", run_name="__main__", alter_sys=True)
 """
 
 
