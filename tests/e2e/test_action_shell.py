@@ -28,7 +28,6 @@ import shutil
 import subprocess
 import sys
 import tomllib
-import venv
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -243,7 +242,11 @@ def plant_program(path: Path, sentinels: Path, label: str) -> None:
 
 def plant_launcher_venv(directory: Path, sentinels: Path) -> Path:
     """A virtual environment of the base interpreter whose site-packages holds a .pth file."""
-    venv.EnvBuilder(with_pip=False, symlinks=True).create(directory)
+    subprocess.run(
+        [BASE_PYTHON, "-I", "-m", "venv", "--without-pip", str(directory)],
+        cwd=directory.parent,
+        check=True,
+    )
     site = next((directory / "lib").glob("python3*")) / "site-packages"
     pth = PLANTED_PTH.format(sentinels=str(sentinels), label="pth@launcher-venv")
     (site / "jev-hostile.pth").write_text(pth, encoding="utf-8")
