@@ -806,23 +806,25 @@ SUMMARY_WORD_RUN: Final = "run"
 SUMMARY_WORD_SKIP: Final = "skip"
 SUMMARY_NULL_CELL: Final = "—"
 SUMMARY_TESTED_COMMIT_TEMPLATE: Final = (
-    "- Tested commit: `{tested_sha}` (`{tested_ref}`); base `{base_sha}`, head `{head_sha}`"
+    "- Tested commit: {tested_sha} ({tested_ref}); base {base_sha}, head {head_sha}"
 )
 SUMMARY_DIFF_TEMPLATE: Final = "- Diff: {diff_bytes} bytes, {changed_path_count} changed paths"
 SUMMARY_DIFF_NOT_COLLECTED: Final = "- Diff: not collected"
 SUMMARY_MODEL_TEMPLATE: Final = (
-    "- Model: requested `{requested}`, expected `{expected}`, returned `{returned}`"
+    "- Model: requested {requested}, expected {expected}, returned {returned}"
 )
 SUMMARY_MODEL_NONE: Final = "none"
 SUMMARY_OBSERVATION_TEMPLATE: Final = "- Observation: {status}, {strategy}, {groups} group(s)"
 SUMMARY_OBSERVATION_NOT_COLLECTED: Final = "- Observation: not collected; no request was sent"
-SUMMARY_OBSERVATION_ERROR_TEMPLATE: Final = "- Observation error: `{code}`"
+SUMMARY_OBSERVATION_ERROR_TEMPLATE: Final = "- Observation error: {code}"
 SUMMARY_GROUP_TABLE_HEADER: Final = (
     "| Group | Bytes | Status | Model | Time (ms) | Scores | Error |\n"
     "| ---: | ---: | --- | --- | ---: | --- | --- |"
 )
 SUMMARY_BYTE_RANGE_TEMPLATE: Final = "{start}–{end}"
 TERMINAL_COLUMNS: Final = ("TASK", "RUN", "PROPOSED", "REASONS", "DETAILS")
+# The placeholders of the SUMMARY_* templates receive Markdown that core.markdown already made
+# (code spans with their own fences), so the templates put no backticks around them.
 PLAN_VIEW_GAPS_PREFIX: Final = "gaps: "
 # The step summary names the matching force_paths pattern (from the task table) but never the
 # changed path itself: paths come from the pull request, and the summary renders no PR text.
@@ -868,7 +870,7 @@ TERMINAL_NULL: Final = "-"
 TERMINAL_COLLECTION_TEMPLATE: Final = "collection: {ms} ms"
 TERMINAL_REPORT_TEMPLATE: Final = "report: {path}"
 TERMINAL_NOTE_TEMPLATE: Final = "note: {task}: {note}"
-SUMMARY_NOTE_TEMPLATE: Final = "- Note on `{task}`: {note}"
+SUMMARY_NOTE_TEMPLATE: Final = "- Note on {task}: {note}"
 
 # --------------------------------------------------------------------------------------------
 # jev_client: System One exchange (docs/reference.md, "Transport", "Response validation")

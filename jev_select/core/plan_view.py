@@ -2,7 +2,9 @@
 
 Pure core (docs/reference.md, "Local use"). Everything comes from the report, the task table and
 the changed paths; the texts are IDs, numbers, patterns and paths from the user's own table and
-repository, shown only in local mode and in the step summary.
+repository, and gaps that can quote a base-branch workflow or another repository's reusable
+workflow. The functions here write plain text for the terminal; the step summary takes
+``detail_facts`` and renders each value through ``core.markdown`` instead.
 """
 
 from __future__ import annotations

@@ -1,13 +1,15 @@
 """Texts published from a plan and its report: outputs, step summary, terminal view, log line.
 
-All functions are pure; the publish module writes what they return. Only IDs, codes, SHAs, model
-identifiers and numbers are ever rendered, and each such value is still escaped for its context.
+All functions are pure; the publish module writes what they return. Only IDs, codes, patterns,
+SHAs, refs, model identifiers, notes and numbers are ever rendered. In the step summary each such
+value goes through ``core.markdown``: a code span nothing can break out of, or plain text only
+for a bare word or number; the summary's fixed wording comes from ``contracts``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -15,6 +17,7 @@ import attrs
 from .. import contracts as c
 from ..version import __version__
 from .jsonutil import code_unit_key, compact_json, format_number
+from .markdown import bare, code_span
 from .models import Plan, TaskTable
 from .plan_block import render_plan_block
 from .plan_view import detail_facts, task_details
@@ -76,16 +79,24 @@ class Summary:
     plan_block_omitted: bool
 
 
-def _cell(value: object) -> str:
-    """Escape a dynamic value for a Markdown table cell or inline code."""
-    text = str(value)
-    for raw, escaped in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
-        text = text.replace(raw, escaped)
-    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
-
-
 def _code(value: object) -> str:
-    return f"`{_cell(value)}`"
+    """A dynamic value in a table cell (see ``markdown`` for the rule)."""
+    return code_span(value, in_table=True)
+
+
+def _cell(value: object) -> str:
+    """A number or vocabulary word in a table cell; anything else becomes a code span."""
+    return bare(value, in_table=True)
+
+
+def _line_code(value: object) -> str:
+    """A dynamic value on a list line of the details (no table, so ``|`` stays as it is)."""
+    return code_span(value, in_table=False)
+
+
+def _line_word(value: object) -> str:
+    """A number or vocabulary word on a list line or the heading; else a code span."""
+    return bare(value, in_table=False)
 
 
 def _whole_ms(value: float) -> str:
@@ -105,7 +116,8 @@ def _task_details(
     if facts.score is not None:
         relation = "&gt;=" if facts.score >= facts.threshold else "&lt;"
         parts.append(
-            f"score {format_number(facts.score)} {relation} {format_number(facts.threshold)}"
+            f"score {_cell(format_number(facts.score))} {relation} "
+            f"{_cell(format_number(facts.threshold))}"
         )
     if facts.match is not None:
         parts.append(c.SUMMARY_PATTERN_MATCHED_TEMPLATE.format(pattern=_code(facts.match[0])))
@@ -155,10 +167,10 @@ def _group_row(chunk: Mapping[str, Any]) -> str:
 def _detail_lines(report: Mapping[str, Any]) -> list[str]:
     lines = [
         c.SUMMARY_TESTED_COMMIT_TEMPLATE.format(
-            tested_sha=_cell(report["tested_sha"]),
-            tested_ref=_cell(report["tested_ref"]),
-            base_sha=_cell(report["base_sha"]),
-            head_sha=_cell(report["head_sha"]),
+            tested_sha=_line_code(report["tested_sha"]),
+            tested_ref=_line_code(report["tested_ref"]),
+            base_sha=_line_code(report["base_sha"]),
+            head_sha=_line_code(report["head_sha"]),
         )
     ]
     if report["diff_bytes"] is None:
@@ -167,17 +179,17 @@ def _detail_lines(report: Mapping[str, Any]) -> list[str]:
         count = report["changed_path_count"]
         lines.append(
             c.SUMMARY_DIFF_TEMPLATE.format(
-                diff_bytes=_cell(report["diff_bytes"]),
-                changed_path_count=_cell(count if count is not None else c.SUMMARY_NULL_CELL),
+                diff_bytes=_line_word(report["diff_bytes"]),
+                changed_path_count=_line_word(count) if count is not None else c.SUMMARY_NULL_CELL,
             )
         )
     model = report[c.REPORT_FIELD_MODEL]
     returned = model["returned"]
     lines.append(
         c.SUMMARY_MODEL_TEMPLATE.format(
-            requested=_cell(model["requested"]),
-            expected=_cell(model["expected"]),
-            returned=_cell(returned if returned is not None else c.SUMMARY_MODEL_NONE),
+            requested=_line_code(model["requested"]),
+            expected=_line_code(model["expected"]),
+            returned=_line_code(returned if returned is not None else c.SUMMARY_MODEL_NONE),
         )
     )
     observation = report["observation"]
@@ -186,14 +198,16 @@ def _detail_lines(report: Mapping[str, Any]) -> list[str]:
     else:
         lines.append(
             c.SUMMARY_OBSERVATION_TEMPLATE.format(
-                status=_cell(observation[c.REPORT_FIELD_STATUS]),
-                strategy=_cell(observation["strategy"]),
+                status=_line_word(observation[c.REPORT_FIELD_STATUS]),
+                strategy=_line_word(observation["strategy"]),
                 groups=len(observation["chunks"]),
             )
         )
     if report["observation_error"] is not None:
         lines.append(
-            c.SUMMARY_OBSERVATION_ERROR_TEMPLATE.format(code=_cell(report["observation_error"]))
+            c.SUMMARY_OBSERVATION_ERROR_TEMPLATE.format(
+                code=_line_code(report["observation_error"])
+            )
         )
     return lines
 
@@ -213,7 +227,9 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def _note_lines(notes: Mapping[str, Sequence[str]], template: str, cell: Any) -> list[str]:
+def _note_lines(
+    notes: Mapping[str, Sequence[str]], template: str, cell: Callable[[object], str]
+) -> list[str]:
     return [
         template.format(task=cell(task_id), note=cell(note))
         for task_id in _sorted_ids(notes)
@@ -254,7 +270,7 @@ def render_summary(
     else:
         sentence = c.SUMMARY_STATUS_SENTENCES.get(status, "")
     head = (
-        c.SUMMARY_HEADING_TEMPLATE.format(status=_cell(status), mode=_cell(mode))
+        c.SUMMARY_HEADING_TEMPLATE.format(status=_line_word(status), mode=_line_word(mode))
         + "\n\n"
         + c.SUMMARY_COUNT_TEMPLATE.format(selected=selected, total=len(task_ids), sentence=sentence)
         + "\n\n"
@@ -265,7 +281,7 @@ def render_summary(
     ]
 
     details = "\n".join(
-        [*_detail_lines(report), *_note_lines(notes or {}, c.SUMMARY_NOTE_TEMPLATE, _cell)]
+        [*_detail_lines(report), *_note_lines(notes or {}, c.SUMMARY_NOTE_TEMPLATE, _line_code)]
     )
     details_open = f"<details>\n<summary>{c.SUMMARY_DETAILS_TITLE}</summary>\n\n{details}\n\n"
     observation = report["observation"]

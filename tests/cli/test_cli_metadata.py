@@ -528,10 +528,9 @@ def test_missing_job(scenario: Scenario) -> None:
 
 def test_a_job_named_by_its_display_name_is_explained_in_the_summary(scenario: Scenario) -> None:
     assert_gaps(scenario, "byname", [f"{c.WARN_JOB_MISSING}{CI}#Unit tests"])
-    note = c.SUMMARY_NOTE_TEMPLATE.format(
-        task="byname",
-        note=c.NOTE_JOB_NAME_NOT_KEY.format(workflow=CI, name="Unit tests", key="unit"),
-    )
+    # The note quotes the workflow, so the summary shows it as a code span, like the task ID.
+    explanation = c.NOTE_JOB_NAME_NOT_KEY.format(workflow=CI, name="Unit tests", key="unit")
+    note = c.SUMMARY_NOTE_TEMPLATE.format(task="`byname`", note=f"`{explanation}`")
     assert scenario.result.summary_text is not None
     assert note in scenario.result.summary_text
     # The report keeps the fixed warning form only.
