@@ -677,6 +677,20 @@ REUSABLE_WORKFLOW_MAX_DEPTH: Final = 10
 # by its display name; the report's warning keeps its fixed form.
 NOTE_JOB_NAME_NOT_KEY: Final = (
     '{workflow}: "{name}" is the display name of job "{key}"; reference the job by its key'
+# The reusable-workflow expansion budget (docs/reference.md, "Reusable workflows and local
+# actions"), shared by every task of one resolution; a call it cannot pay for stays
+# ``reusable-workflow-unresolved``. Each called workflow is expanded once per resolution and
+# reused, so a real repository spends a few hundred jobs at most; the limits leave ten times that
+# and stop base-branch fan-out (N callers of N callers ...) long before it costs real time or
+# memory. Jobs of called workflows expanded (each distinct expansion once):
+REUSABLE_EXPANSION_MAX_JOBS: Final = 5_000
+# Job and step entries that expansion places in the evidence, every reuse counted in full (the
+# evidence is a tree): far above what fits in requests (MAX_STATE_PLUS_QUESTION_BYTES per task).
+REUSABLE_EXPANSION_MAX_NODES: Final = 50_000
+# Distinct called workflows read (local paths and other repositories' workflows).
+REUSABLE_EXPANSION_MAX_WORKFLOWS: Final = 256
+# Seconds of expansion per metadata phase, on the clock the edge injects (all lookup rounds).
+REUSABLE_EXPANSION_BOUND_S: Final = 5.0
 )
 # Step fields of the evidence (docs/reference.md, "Evidence object") that mark step concurrency: the
 # 0-based index of the job's ``parallel`` group a step belongs to, and ``true`` on a ``background``

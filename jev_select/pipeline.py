@@ -268,7 +268,7 @@ def _gaps(metadata: MetadataResult | None) -> dict[str, tuple[str, ...]]:
 
 
 def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> MetadataResult:
-    from .core.evidence import resolve_metadata
+    from .core.evidence import ExpansionBudget, resolve_metadata
 
     commits = run.commits
     needs_files = any(
@@ -299,6 +299,7 @@ def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> M
 
     from .edges.metadata_lookup import resolve_with_lookups
 
+            budget=ExpansionBudget(clock=time.monotonic),
     return resolve_with_lookups(
         inputs.tasks,
         read_file=read_file,

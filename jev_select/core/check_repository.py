@@ -10,6 +10,7 @@ key is close.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import attrs
 from yaml.nodes import Node
@@ -17,7 +18,7 @@ from yaml.nodes import Node
 from .. import contracts as c
 from . import yamlstrict
 from .check_problems import ERROR, WARNING, Located, ProblemLog, closest, node_at
-from .evidence import FetchAction, ReadFile, resolve_metadata
+from .evidence import ExpansionBudget, FetchAction, ReadFile, resolve_metadata
 from .models import TaskTable
 from .tasks import match_force_paths
 
@@ -35,6 +36,7 @@ class Repository:
     read_file: ReadFile  # a path at the commit -> bytes, or None
     fetch_action: FetchAction
     repository: str = c.LOCAL_REPOSITORY_NAME
+    clock: Callable[[], float] | None = None  # bounds the reusable-workflow expansion in time
 
 
 def _gap_code(gap: str) -> tuple[str, str]:
@@ -158,6 +160,7 @@ def check_repository(
         fetch_action=repository.fetch_action,
         repository=repository.repository,
         commit=repository.commit,
+        budget=ExpansionBudget(clock=repository.clock),
     )
     for task_id, entry in metadata.evidence.items():
         gaps = entry.job_metadata.get("warnings", []) if entry.job_metadata is not None else []

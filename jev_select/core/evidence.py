@@ -18,12 +18,14 @@ Per task, resolution runs in four phases, and gaps are recorded in that order (f
 
 Public API:
 
-- ``resolve_metadata(tasks, *, read_file, fetch_action, repository, commit, fetch_workflow=None)
-  -> MetadataResult`` (with per-task ``notes`` explaining gaps to people)
-- ``MetadataFiles(read_file, fetch_action, *, repository, commit, fetch_workflow=None)``: cached,
-  decoded file access at
-  one commit, shared by every task of a run (each file read, each workflow parsed, each action
-  resolved at most once).
+- ``resolve_metadata(tasks, *, read_file, fetch_action, repository, commit, fetch_workflow=None,
+  budget=None) -> MetadataResult`` (with per-task ``notes`` explaining gaps to people)
+- ``MetadataFiles(read_file, fetch_action, *, repository, commit, fetch_workflow=None,
+  budget=None)``: cached, decoded file access at one commit, shared by every task of a run (each
+  file read, each workflow parsed, each action resolved, each called workflow expanded at most
+  once).
+- ``ExpansionBudget(*, clock=None, spent_s=0.0)``: the reusable-workflow expansion budget of
+  one resolution (``expansion_budget``); the calling edge gives the clock (none: no time limit).
 - ``build_evidence(task, metadata_files) -> TaskMetadata``: the pure per-task builder; its
   ``evidence`` is the ``TaskEvidence`` of the task and its ``hints`` the task's own
   working-directory hints (docs/reference.md, "Working-directory hints"), first-seen order.
@@ -56,12 +58,14 @@ from .evidence_files import (
     whole_file_location,
 )
 from .evidence_jobs import JobsPhase
+from .expansion_budget import ExpansionBudget
 from .jsonutil import canonical_json, code_unit_key, sort_keys_deep
 from .models import MetadataResult, Task, TaskEvidence, TaskTable
 from .package_scripts import ScriptScan, scan_command
 
 __all__ = [
     "ActionFile",
+    "ExpansionBudget",
     "FetchAction",
     "FetchWorkflow",
     "MetadataFiles",
@@ -376,6 +380,7 @@ def resolve_metadata(
     repository: str,
     commit: str,
     fetch_workflow: FetchWorkflow | None = None,
+    budget: ExpansionBudget | None = None,
 ) -> MetadataResult:
     """Evidence for every task, in table order, plus the working-directory hints (docs/reference.md,
     "Working-directory hints").
@@ -384,7 +389,8 @@ def resolve_metadata(
     metadata commit), or None; ``fetch_action(owner, repo, subpath, ref)`` returns an
     ``ActionFile`` or a failure kind (``"missing"`` or ``"invalid"``);
     ``fetch_workflow(owner, repo, path, ref)`` does the same for another repository's reusable
-    workflow (without it, such calls stay unresolved).
+    workflow (without it, such calls stay unresolved). ``budget`` bounds the reusable-workflow
+    expansion of every task together (by default a fresh one without a clock, so no time limit).
     """
     files = MetadataFiles(
         read_file,
@@ -392,6 +398,7 @@ def resolve_metadata(
         repository=repository,
         commit=commit,
         fetch_workflow=fetch_workflow,
+        budget=budget,
     )
     evidence: dict[str, TaskEvidence] = {}
     notes: dict[str, tuple[str, ...]] = {}

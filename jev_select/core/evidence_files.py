@@ -12,14 +12,18 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import yaml
 
 from .. import contracts as c
+from .expansion_budget import ExpansionBudget
 from .jsonutil import JsonError, strict_loads
 from .yamlstrict import YamlStrictError, load_strict, mapping_key_text
+
+if TYPE_CHECKING:
+    from .evidence_jobs import Expansion, ExpansionKey
 
 __all__ = [
     "ActionFile",
@@ -252,8 +256,9 @@ class MetadataFiles:
     """Decoded, cached access to metadata files at one commit and to external actions.
 
     Shared by every task of one resolution so that each path is read, each workflow parsed and
-    each action resolved at most once. ``repository`` and ``commit`` name the source in
-    provenance locators and ``hashes`` keys.
+    each action resolved at most once, and each called workflow expanded once (``expansions``,
+    kept by ``evidence_jobs``) within one ``budget``. ``repository`` and ``commit`` name the
+    source in provenance locators and ``hashes`` keys.
     """
 
     def __init__(
@@ -264,9 +269,12 @@ class MetadataFiles:
         repository: str,
         commit: str,
         fetch_workflow: FetchWorkflow | None = None,
+        budget: ExpansionBudget | None = None,
     ) -> None:
         self.repository = repository
         self.commit = commit
+        self.budget = ExpansionBudget() if budget is None else budget
+        self.expansions: dict[ExpansionKey, list[Expansion]] = {}
         self._read_file = read_file
         self._fetch_action = fetch_action
         self._fetch_workflow = fetch_workflow

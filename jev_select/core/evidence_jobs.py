@@ -7,12 +7,19 @@ local call (``./path.yml``) is read at the metadata commit; a call into another 
 (``owner/repo/path@ref``) is fetched like an external action. A cycle, a chain that is too deep,
 a call that cannot be read or parsed, and a local call made from another repository's workflow
 (whose meaning depends on that repository) keep ``reusable-workflow-unresolved:<uses>``.
+
+Fan-out (a workflow reached through many callers) would repeat the same expansion in every
+branch, exponentially in the depth. So each called workflow is expanded once per resolution into
+an ``Expansion``: its jobs, shared by every caller and task, and the effects expanding them had
+(gaps, provenance, hints, actions, commands), which each task replays once. The evidence is
+still a tree, so the run's ``ExpansionBudget`` counts every reuse in full; a call it cannot pay
+for keeps the same gap.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
 import attrs
 
@@ -25,9 +32,10 @@ from .evidence_files import (
     json_safe,
     normalise_path,
 )
+from .expansion_budget import OverBudget
 from .workflow_shapes import flatten_steps, job_shape_supported, workflow_shape_supported
 
-__all__ = ["JobSource", "JobsPhase", "StepRun"]
+__all__ = ["Expansion", "ExpansionKey", "JobSource", "JobsPhase", "StepRun"]
 
 _JOBS = "jobs"
 _STEPS = "steps"
@@ -76,6 +84,82 @@ class StepRun:
 
 
 Record = Callable[..., None]
+
+
+# ---- effects of expanding a job, recorded so that a reuse can replay them ------------------
+
+
+@attrs.frozen
+class _Warn:
+    text: str
+
+
+@attrs.frozen
+class _Hint:
+    directory: str
+
+
+@attrs.frozen
+class _Record:
+    kind: str
+    source: JobSource
+    location: Mapping[str, int]
+
+
+@attrs.frozen
+class _Use:
+    action: str
+    options: Mapping[str, Any] | None  # the step's ``with``, JSON-safe
+
+
+# The called workflow's identity and the call as written (it labels the called jobs and their
+# gaps).
+ExpansionKey: TypeAlias = tuple[str, str]
+
+
+@attrs.frozen(eq=False)
+class Expansion:
+    """A called workflow's expanded jobs and, in order, the effects expanding them had.
+
+    ``jobs`` is shared by every reuse and never changed (the evidence is copied when its keys
+    are sorted). ``size`` counts its job and step entries, nested expansions included.
+
+    Expanding depended on the caller's chain only through its length and through the identities
+    in ``reached`` (every call below checked for a cycle). The calls below were checked at most
+    ``reach`` levels under ``depth``, the chain length it was expanded at; when none of them hit
+    the depth limit (``limited``), any chain short enough for those checks to pass again gives
+    the same expansion, provided it meets ``reached`` in exactly ``context``.
+    """
+
+    jobs: list[dict[str, Any]]
+    effects: tuple[_Effect, ...]
+    size: int
+    depth: int
+    reach: int
+    limited: bool
+    reached: frozenset[str]
+    context: frozenset[str]
+
+    def holds_for(self, chain: tuple[str, ...]) -> bool:
+        if self.limited:
+            depth_holds = len(chain) == self.depth
+        else:
+            depth_holds = len(chain) + self.reach < c.REUSABLE_WORKFLOW_MAX_DEPTH
+        return depth_holds and self.reached.intersection(chain) == self.context
+
+
+_Effect: TypeAlias = "_Warn | _Hint | _Record | _Use | StepRun | Expansion"
+
+
+@attrs.define
+class _Frame:
+    """An expansion being computed: what it records instead of applying."""
+
+    effects: list[_Effect] = attrs.Factory(list)
+    reached: set[str] = attrs.Factory(set)
+    size: int = 0
+    reach: int = 0
+    limited: bool = False
 
 
 def _run_default(owner: Mapping[str, Any], field: str) -> str | None:
@@ -129,6 +213,7 @@ class JobsPhase:
         record: Record,
     ) -> None:
         self.files = files
+        self.budget = files.budget
         self.warn = warn
         self.hint = hint
         self.record = record
@@ -136,6 +221,8 @@ class JobsPhase:
         self.runs: list[StepRun] = []
         self.native_dependencies: set[str] = set()
         self.notes: list[str] = []
+        self._frames: list[_Frame] = []  # expansions being computed, innermost last
+        self._replayed: set[Expansion] = set()  # applied to this task already
 
     def local_source(self, workflow: str, document: YamlDocument) -> JobSource:
         file = normalise_path(workflow) or workflow
@@ -183,7 +270,7 @@ class JobsPhase:
             self._record(source, _KIND_JOB_DEFAULTS, location)
 
         if not workflow_shape_supported(workflow_data) or not job_shape_supported(job):
-            self.warn(f"{c.WARN_WORKFLOW_SHAPE_UNSUPPORTED}{source.label}#{job_id}")
+            self._emit(_Warn(f"{c.WARN_WORKFLOW_SHAPE_UNSUPPORTED}{source.label}#{job_id}"))
         uses = job.get(_USES)
         if isinstance(uses, str):
             item[_USES] = uses
@@ -191,14 +278,51 @@ class JobsPhase:
                 item[_WITH] = json_safe(job[_WITH])
             called = self._call(uses, source, chain)
             if called is None:
-                self.warn(c.WARN_REUSABLE_WORKFLOW_UNRESOLVED + uses)
+                self._emit(_Warn(c.WARN_REUSABLE_WORKFLOW_UNRESOLVED + uses))
             else:
                 item[_JOBS] = called
             return item
         item[_STEPS] = self._steps(source, job, job_path)
         return item
 
+    # ---- effects: applied to the task, or recorded while an expansion is computed -----------
+
+    def _emit(self, effect: _Effect) -> None:
+        if self._frames:
+            self._frames[-1].effects.append(effect)
+        else:
+            self._apply(effect)
+
+    def _apply(self, effect: _Effect) -> None:
+        if isinstance(effect, _Warn):
+            self.warn(effect.text)
+        elif isinstance(effect, _Hint):
+            self.hint(effect.directory)
+        elif isinstance(effect, _Record):
+            self._record_now(effect.source, effect.kind, effect.location)
+        elif isinstance(effect, _Use):
+            merged = self.uses.setdefault(effect.action, {})
+            if effect.options is not None:
+                merged.update(effect.options)
+        elif isinstance(effect, StepRun):
+            self.runs.append(effect)
+        else:
+            self._replay(effect)
+
+    def _replay(self, expansion: Expansion) -> None:
+        # A second replay in the same task would add nothing: gaps, provenance and hints are
+        # kept once, the actions and their ``with`` keys are already listed in order (only the
+        # keys reach the evidence), and a command scanned again finds its scripts visited.
+        if expansion in self._replayed:
+            return
+        self._replayed.add(expansion)
+        for effect in expansion.effects:
+            self._apply(effect)
+
     def _record(self, source: JobSource, kind: str, location: Mapping[str, int]) -> None:
+        self._emit(_Record(kind, source, location))
+
+    def _record_now(self, source: JobSource, kind: str, location: Mapping[str, int]) -> None:
         self.record(
             kind,
             repository=source.repository,
@@ -218,13 +342,13 @@ class JobsPhase:
         workflow_shell = _run_default(workflow_data, _SHELL)
         job_shell = _run_default(job, _SHELL)
         if workflow_directory is not None:
-            self.hint(workflow_directory)
+            self._emit(_Hint(workflow_directory))
         if job_directory is not None:
-            self.hint(job_directory)
+            self._emit(_Hint(job_directory))
         raw_steps = job.get(_STEPS)
         shape = flatten_steps(raw_steps) if isinstance(raw_steps, list) else None
         if shape is not None and not shape.supported:
-            self.warn(f"{c.WARN_WORKFLOW_SHAPE_UNSUPPORTED}{source.label}#{job_path[-1]}")
+            self._emit(_Warn(f"{c.WARN_WORKFLOW_SHAPE_UNSUPPORTED}{source.label}#{job_path[-1]}"))
         steps: list[dict[str, Any]] = []
         checkouts: list[str] = []
         for flat in shape.steps if shape is not None else ():
@@ -248,7 +372,7 @@ class JobsPhase:
             if flat.background:
                 entry[c.EVIDENCE_STEP_BACKGROUND] = True
             steps.append(entry)
-            self.hint(directory)
+            self._emit(_Hint(directory))
             self._record(
                 source, _KIND_WORKFLOW_STEP, source.document.location([*job_path, *flat.path])
             )
@@ -258,57 +382,130 @@ class JobsPhase:
                     (_LOCAL_PREFIX, _SELF_PREFIX)
                 ):
                     step_uses = _local_action(step_uses, checkouts)
-                merged = self.uses.setdefault(step_uses, {})
                 step_with = step.get(_WITH)
-                if isinstance(step_with, Mapping):
-                    merged.update(json_safe(step_with))
+                options = json_safe(step_with) if isinstance(step_with, Mapping) else None
+                self._emit(_Use(step_uses, options))
                 checkout = _checkout_path(step)
                 if checkout is not None and checkout not in checkouts:
                     checkouts.append(checkout)
             run = step.get(_RUN)
             if isinstance(run, str):
-                self.runs.append(StepRun(run, directory))
+                self._emit(StepRun(run, directory))
         return steps
 
     def _call(
         self, uses: str, caller: JobSource, chain: tuple[str, ...]
     ) -> list[dict[str, Any]] | None:
         """The called workflow's jobs, or None when the call stays unresolved."""
-        if len(chain) >= c.REUSABLE_WORKFLOW_MAX_DEPTH or is_dynamic(uses):
+        outermost = not self._frames
+        if outermost:
+            self.budget.start()
+        try:
+            expansion = self._expansion(uses, caller, chain)
+        except OverBudget:
             return None
-        source: JobSource
-        if uses.startswith((_LOCAL_PREFIX, _SELF_PREFIX)):
-            if caller.resolved_sha is not None:
-                return None
-            document = self.files.workflow(_local_action(uses, []))
-            if isinstance(document, str):
-                return None
-            source = self.local_source(_local_action(uses, []), document)
-            source = attrs.evolve(source, label=uses)
-            identity = source.file
-        else:
-            remote = self.files.remote_workflow(uses)
-            if not isinstance(remote, RemoteWorkflow):
-                return None
-            source = JobSource(
-                uses,
-                remote.file,
-                remote.document,
-                remote.repository,
-                remote.resolved_sha,
-                remote.resolved_sha,
-            )
-            identity = f"{remote.repository}@{remote.resolved_sha}:{remote.file}"
+        finally:
+            if outermost:
+                self.budget.stop()
+        if expansion is None:
+            return None
+        if not outermost:
+            frame = self._frames[-1]
+            frame.size += expansion.size
+            frame.reached.update(expansion.reached)
+            frame.reach = max(frame.reach, 1 + expansion.reach)
+            frame.limited = frame.limited or expansion.limited
+        elif not self.budget.take_nodes(expansion.size):
+            # Paid where the tree enters the task's evidence: nested sizes are in this one.
+            return None
+        self._emit(expansion)
+        return expansion.jobs
+
+    def _expansion(self, uses: str, caller: JobSource, chain: tuple[str, ...]) -> Expansion | None:
+        frame = self._frames[-1] if self._frames else None
+        if is_dynamic(uses):
+            return None
+        if frame is not None:
+            frame.reach = max(frame.reach, 1)
+        if len(chain) >= c.REUSABLE_WORKFLOW_MAX_DEPTH:
+            if frame is not None:
+                frame.limited = True
+            return None
+        called = self._called(uses, caller)
+        if called is None:
+            return None
+        source, identity = called
+        if frame is not None:
+            frame.reached.add(identity)
         if identity in chain:
             return None
         jobs = source.document.data.get(_JOBS)
         if not isinstance(jobs, Mapping) or not jobs:
             return None
-        called: list[dict[str, Any]] = []
-        for key, job in jobs.items():
-            job_id = str(key)
-            if not isinstance(job, Mapping):
-                self.warn(f"{c.WARN_WORKFLOW_SHAPE_UNSUPPORTED}{source.label}#{job_id}")
-                continue
-            called.append(self.job(source, job_id, job, (*chain, identity), top_level=False))
-        return called
+        variants = self.files.expansions.setdefault((identity, uses), [])
+        for known in variants:
+            if known.holds_for(chain):
+                return known
+        expansion = self._expand(source, identity, jobs, chain)
+        variants.append(expansion)
+        return expansion
+
+    def _called(self, uses: str, caller: JobSource) -> tuple[JobSource, str] | None:
+        """The called workflow and its identity, or None when it cannot be read."""
+        if uses.startswith((_LOCAL_PREFIX, _SELF_PREFIX)):
+            if caller.resolved_sha is not None:
+                return None
+            path = _local_action(uses, [])
+            self.budget.take_workflow(path)
+            document = self.files.workflow(path)
+            if isinstance(document, str):
+                return None
+            source = attrs.evolve(self.local_source(path, document), label=uses)
+            return source, source.file
+        self.budget.take_workflow(uses)
+        remote = self.files.remote_workflow(uses)
+        if not isinstance(remote, RemoteWorkflow):
+            return None
+        source = JobSource(
+            uses,
+            remote.file,
+            remote.document,
+            remote.repository,
+            remote.resolved_sha,
+            remote.resolved_sha,
+        )
+        return source, f"{remote.repository}@{remote.resolved_sha}:{remote.file}"
+
+    def _expand(
+        self,
+        source: JobSource,
+        identity: str,
+        jobs: Mapping[Any, Any],
+        chain: tuple[str, ...],
+    ) -> Expansion:
+        frame = _Frame()
+        self._frames.append(frame)
+        try:
+            called: list[dict[str, Any]] = []
+            for key, job in jobs.items():
+                self.budget.take_job()
+                job_id = str(key)
+                if not isinstance(job, Mapping):
+                    self._emit(_Warn(f"{c.WARN_WORKFLOW_SHAPE_UNSUPPORTED}{source.label}#{job_id}"))
+                    continue
+                item = self.job(source, job_id, job, (*chain, identity), top_level=False)
+                frame.size += 1 + len(item.get(_STEPS, ()))
+                called.append(item)
+        finally:
+            self._frames.pop()
+        reached = frozenset(frame.reached)
+        return Expansion(
+            jobs=called,
+            effects=tuple(frame.effects),
+            size=frame.size,
+            depth=len(chain),
+            reach=frame.reach,
+            limited=frame.limited,
+            reached=reached,
+            context=reached.intersection(chain),
+        )

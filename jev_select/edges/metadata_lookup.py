@@ -25,6 +25,7 @@ from .. import contracts as c
 
 if TYPE_CHECKING:
     from ..core.evidence_files import ActionFile, ReadFile
+    from ..core.expansion_budget import ExpansionBudget
     from ..core.models import MetadataResult, TaskTable
 
 __all__ = ["LookupApi", "MetadataLookups", "resolve_with_lookups"]
@@ -143,16 +144,23 @@ def resolve_with_lookups(
     lookups: MetadataLookups,
     repository: str,
     commit: str,
+    clock: Callable[[], float] = time.monotonic,
 ) -> MetadataResult:
     """The metadata phase: build the evidence, fetch what it asked for, build it again.
 
     Each round fetches what the previous one asked for; a fetched reusable workflow can ask for
     more, one nesting level per round. Lookups still unanswered after the last round count as
     missing, so their tasks keep gaps. ``read_file`` is called again in every round (cache it).
+    Every round has its own expansion budget, but the rounds share one expansion time bound.
     """
-    from ..core.evidence import resolve_metadata
+    from ..core.evidence import ExpansionBudget, resolve_metadata
+
+    budget: ExpansionBudget | None = None
 
     def resolve() -> MetadataResult:
+        nonlocal budget
+        spent = 0.0 if budget is None else budget.spent_s
+        budget = ExpansionBudget(clock=clock, spent_s=spent)
         return resolve_metadata(
             tasks,
             read_file=read_file,
@@ -160,6 +168,7 @@ def resolve_with_lookups(
             fetch_workflow=lookups.fetch_workflow,
             repository=repository,
             commit=commit,
+            budget=budget,
         )
 
     result = resolve()

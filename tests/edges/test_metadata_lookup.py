@@ -117,3 +117,61 @@ def test_local_mode_uses_github_api_url(tmp_path: Path) -> None:
     report_line = completed.stdout.splitlines()[-1]
     report = json.loads(Path(report_line.removeprefix("report: ")).read_text("utf-8"))
     assert report["job_metadata"]["unit"]["warnings"] == []
+
+
+_REMOTE_WORKFLOWS = {
+    "r1.yml": "on: workflow_call\njobs:\n  k:\n    uses: acme/ci/r2.yml@v1\n",
+    "r2.yml": "on: workflow_call\njobs:\n  k:\n    steps: [{run: make}]\n",
+}
+
+
+class _RemoteWorkflows:
+    """A ``LookupApi`` that answers from memory: no actions, two remote reusable workflows."""
+
+    def set_deadline(self, deadline: float) -> None:
+        return None
+
+    def fetch_action(self, owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
+        return "missing"
+
+    def fetch_workflow(self, owner: str, repo: str, path: str, ref: str) -> ActionFile | str:
+        return ActionFile(_REMOTE_WORKFLOWS[path], path, "c" * 40)
+
+
+def test_the_lookup_rounds_share_one_expansion_time_bound() -> None:
+    from jev_select.core.models import JobRef, Task, TaskTable
+    from jev_select.edges.metadata_lookup import resolve_with_lookups
+
+    now = [0.0]
+    files = {
+        ".github/workflows/ci.yml": (
+            "on: push\njobs:\n  a:\n    uses: ./.github/workflows/w1.yml\n"
+            "  b:\n    uses: acme/ci/r1.yml@v1\n"
+        ),
+        ".github/workflows/w1.yml": "on: workflow_call\njobs:\n  k:\n    steps: [{run: x}]\n",
+    }
+
+    def read_file(path: str) -> bytes | None:
+        if path.endswith("w1.yml"):
+            # Reading w1 inside an expansion is slow: 40% of the bound, in each of the three
+            # rounds (r1 is fetched after the first, r2 after the second).
+            now[0] += 0.4 * c.REUSABLE_EXPANSION_BOUND_S
+        return files[path].encode("utf-8")
+
+    def clock() -> float:
+        return now[0]
+
+    lookups = MetadataLookups(_RemoteWorkflows(), clock=clock)
+    tasks = TaskTable(
+        (Task(id="t", description="d", jobs=(JobRef(".github/workflows/ci.yml", None),)),)
+    )
+    result = resolve_with_lookups(
+        tasks, read_file=read_file, lookups=lookups, repository="o/r", commit="a" * 40, clock=clock
+    )
+    metadata = result.evidence["t"].job_metadata or {}
+    # Each round alone stays within the bound; together the third one runs out during w1.
+    assert metadata["warnings"] == [
+        c.WARN_REUSABLE_WORKFLOW_UNRESOLVED + "./.github/workflows/w1.yml",
+        c.WARN_REUSABLE_WORKFLOW_UNRESOLVED + "acme/ci/r1.yml@v1",
+    ]
+    assert lookups.fetch_workflow("acme", "ci", "r2.yml", "v1") != "missing"
