@@ -16,7 +16,6 @@ from typing import Any
 from . import console
 from . import contracts as c
 from .core.calibrate import (
-    Measurement,
     calibrate,
     calibration_markdown,
     calibration_table,
@@ -24,7 +23,7 @@ from .core.calibrate import (
 )
 from .core.jsonutil import code_unit_key, pretty_json
 from .core.shadow import AnalysisError
-from .edges.readers import read_json
+from .edges.readers import read_measurement
 from .errors import InvocationError
 
 __all__ = ["register_calibrate", "run_calibrate"]
@@ -81,21 +80,13 @@ def _pairs(paths: Sequence[str]) -> list[tuple[str, str]]:
     return [(paths[index], paths[index + 1]) for index in range(0, len(paths), 2)]
 
 
-def _measurement(report_path: str, results_path: str) -> Measurement:
-    report = read_json(report_path, c.REPORT_READ_MAX_BYTES)
-    results = read_json(results_path, c.RESULTS_READ_MAX_BYTES)
-    if report is None or results is None:
-        raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT)
-    return Measurement(report=report, results=results)
-
-
 def run_calibrate(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """``jev-select calibrate REPORT RESULTS [REPORT RESULTS ...] | DIR [DIR ...]``."""
     thresholds = parse_thresholds(namespace.thresholds)
     if thresholds is None:
         raise InvocationError("--thresholds: comma-separated decimals in [0, 1]")
     try:
-        measurements = [_measurement(*pair) for pair in _pairs(namespace.paths)]
+        measurements = [read_measurement(*pair) for pair in _pairs(namespace.paths)]
         view = calibrate(measurements, thresholds)
     except AnalysisError as error:
         code = (

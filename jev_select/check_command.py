@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,12 +19,14 @@ from .core.check import check_table
 from .core.check_problems import Problem, check_exit_code, problems_json, problems_text
 from .core.check_repository import Repository
 from .core.evidence import ActionFile
+from .edges.files import open_regular_file
 from .edges.git_local import (
     is_git_repository,
     local_file_at,
     local_tree_paths,
     resolve_local_revision,
 )
+from .edges.git_runner import GitTimeBound
 from .edges.github_api import GitHubApi, api_root
 
 __all__ = ["register_check", "run_check"]
@@ -59,9 +62,10 @@ def register_check(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def _read_text(path: str) -> str | None:
-    """The file's text; None when it is not UTF-8. Raises ``CheckUsageError`` when unreadable."""
+    """The file's text; None when it is not UTF-8. Raises ``CheckUsageError`` when unreadable
+    or not a regular file."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular_file(path) as handle:
             data = handle.read(c.MAX_TASKS_TEXT_BYTES + 1)
     except OSError:
         raise CheckUsageError(f"cannot read the task table file {path!r}") from None
@@ -82,43 +86,66 @@ def _no_action(_owner: str, _repo: str, _path: str, _ref: str) -> ActionFile | s
     return "missing"
 
 
-def _repository(namespace: argparse.Namespace, environ: Mapping[str, str]) -> Repository | None:
+def _repository(
+    namespace: argparse.Namespace, environ: Mapping[str, str], bound: GitTimeBound
+) -> Repository | None:
     given = namespace.repo is not None
     repo = os.path.abspath(namespace.repo or ".")
-    if not is_git_repository(repo, environ):
+    if not is_git_repository(repo, environ, bound=bound):
         if given or namespace.rev is not None:
             raise CheckUsageError(f"{repo!r} is not a Git repository")
         return None  # the text alone can still be checked
     rev = namespace.rev or "HEAD"
-    commit = resolve_local_revision(repo, rev, environ)
+    commit = resolve_local_revision(repo, rev, environ, bound=bound)
     if commit is None:
         if namespace.rev is None:
             return None  # a repository without commits: the text alone
         raise CheckUsageError(f"revision {rev!r} does not name a commit of {repo!r}")
-    paths = local_tree_paths(repo, commit, environ)
+    paths = local_tree_paths(repo, commit, environ, bound=bound)
     if paths is None:
         raise CheckUsageError(f"cannot list the files of {rev!r}")
 
     def read_file(path: str) -> bytes | None:
-        return local_file_at(repo, commit, path, c.METADATA_FILE_CAP, environ)
+        return local_file_at(repo, commit, path, c.METADATA_FILE_CAP, environ, bound=bound)
 
     return Repository(
         commit=commit,
         paths=paths,
         read_file=read_file,
         fetch_action=_action_fetcher(environ),
+        clock=time.monotonic,
     )
 
 
 def run_check(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """``jev-select check --tasks-file PATH [--repo PATH] [--rev REV] [--format text|json]``."""
     path: str = namespace.tasks_file
+    bound = GitTimeBound(c.LOCAL_GIT_TIMEOUT_S)
+    message: str | None = None
     try:
         text = _read_text(path)
-        repository = _repository(namespace, environ)
+        repository = _repository(namespace, environ, bound)
+        problems = _problems(text, repository)
     except CheckUsageError as error:
-        sys.stderr.write(f"{c.PRODUCT_NAME} {c.COMMAND_CHECK}: error: {error}\n")
+        message = str(error)
+    if bound.expired:
+        # Whatever git answered before, the checks against the repository are incomplete (a
+        # file never read would read as missing), and the repository is not "no repository".
+        message = c.LOCAL_GIT_TIMED_OUT_TEMPLATE.format(
+            seconds=bound.seconds, repo=os.path.abspath(namespace.repo or ".")
+        )
+    if message is not None:
+        sys.stderr.write(f"{c.PRODUCT_NAME} {c.COMMAND_CHECK}: error: {message}\n")
         return c.CHECK_EXIT_USAGE
+    if namespace.format == c.CHECK_FORMAT_JSON:
+        sys.stdout.write(problems_json(problems))
+    else:
+        sys.stdout.write(problems_text(path, problems))
+    sys.stdout.flush()
+    return check_exit_code(problems)
+
+
+def _problems(text: str | None, repository: Repository | None) -> tuple[Problem, ...]:
     if text is None:
         problems: tuple[Problem, ...] = (
             Problem(
@@ -131,9 +158,4 @@ def run_check(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
         )
     else:
         problems = check_table(text, repository)
-    if namespace.format == c.CHECK_FORMAT_JSON:
-        sys.stdout.write(problems_json(problems))
-    else:
-        sys.stdout.write(problems_text(path, problems))
-    sys.stdout.flush()
-    return check_exit_code(problems)
+    return problems

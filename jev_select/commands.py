@@ -19,6 +19,7 @@ from . import console
 from . import contracts as c
 from .calibrate_command import register_calibrate
 from .check_command import register_check
+from .core.inputs import is_repository_name
 from .core.jsonutil import pretty_json
 from .core.plan_block import PlanBlock, read_plan_block, render_plan_block
 from .core.results import (
@@ -30,7 +31,7 @@ from .core.results import (
 )
 from .core.shadow import AnalysisError, aggregate, aggregate_table, analysis_table, analyze_shadow
 from .edges.github_api import GitHubApi, api_root_from_environment
-from .edges.readers import read_json, read_report, read_text
+from .edges.readers import read_json, read_measurement, read_report, read_text
 from .errors import InvocationError
 from .history_command import register_history
 from .replay.command import register_replay
@@ -137,11 +138,8 @@ def run_analyze(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
 
 
 def _analyze_pair(report_path: str, results_path: str) -> dict[str, Any]:
-    report = read_json(report_path, c.REPORT_READ_MAX_BYTES)
-    results = read_json(results_path, c.RESULTS_READ_MAX_BYTES)
-    if report is None or results is None:
-        raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT)
-    return analyze_shadow(report, results)
+    measurement = read_measurement(report_path, results_path)
+    return analyze_shadow(measurement.report, measurement.results)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,7 +167,7 @@ def _build_results_file(namespace: argparse.Namespace, environ: Mapping[str, str
         job_map = parse_job_map(read_json(namespace.job_map, c.RESULTS_READ_MAX_BYTES))
     repository = environ.get("GITHUB_REPOSITORY", "")
     root = api_root_from_environment(environ)
-    if root is None or re.fullmatch(c.REPOSITORY_PATTERN, repository, re.ASCII) is None:
+    if root is None or not is_repository_name(repository):
         raise ResultsFailure(c.RESULTS_INVALID_SETTINGS)
     token = environ.get(namespace.token_env, "")
     records = GitHubApi(root, token).list_jobs(repository, namespace.run_id, namespace.attempt)

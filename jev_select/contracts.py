@@ -274,7 +274,11 @@ TIMEOUT_MS_MAX: Final = 2147483647
 MAX_SAFE_INTEGER: Final = 9007199254740991
 SHA40_PATTERN: Final = r"[a-f0-9]{40}"
 HEX64_PATTERN: Final = r"[a-f0-9]{64}"
-REPOSITORY_PATTERN: Final = r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
+# owner/name as GitHub spells them (docs/reference.md, "GitHub environment"): the owner starts
+# with a letter or digit, then letters, digits, hyphens (old accounts end with one or hold two in
+# a row) and underscores (managed users are handle_shortcode), 39 at most; the name is 1 to 100
+# letters, digits, ".", "_" and "-", but never "." or "..", which would leave /repos/ in a URL.
+REPOSITORY_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9_-]{0,38}/(?!\.\.?\Z)[A-Za-z0-9._-]{1,100}"
 
 # "Whitespace" of docs/reference.md, "Conventions".
 WHITESPACE: Final = (
@@ -673,10 +677,6 @@ PACKAGE_SCRIPT_MAX_DEPTH: Final = 16
 # Workflows in one chain of reusable-workflow calls, the top-level caller included (GitHub's
 # limit); a deeper call stays ``reusable-workflow-unresolved``.
 REUSABLE_WORKFLOW_MAX_DEPTH: Final = 10
-# Shown (terminal view and step summary only) beside ``job-missing`` when the task named a job
-# by its display name; the report's warning keeps its fixed form.
-NOTE_JOB_NAME_NOT_KEY: Final = (
-    '{workflow}: "{name}" is the display name of job "{key}"; reference the job by its key'
 # The reusable-workflow expansion budget (docs/reference.md, "Reusable workflows and local
 # actions"), shared by every task of one resolution; a call it cannot pay for stays
 # ``reusable-workflow-unresolved``. Each called workflow is expanded once per resolution and
@@ -691,6 +691,10 @@ REUSABLE_EXPANSION_MAX_NODES: Final = 50_000
 REUSABLE_EXPANSION_MAX_WORKFLOWS: Final = 256
 # Seconds of expansion per metadata phase, on the clock the edge injects (all lookup rounds).
 REUSABLE_EXPANSION_BOUND_S: Final = 5.0
+# Shown (terminal view and step summary only) beside ``job-missing`` when the task named a job
+# by its display name; the report's warning keeps its fixed form.
+NOTE_JOB_NAME_NOT_KEY: Final = (
+    '{workflow}: "{name}" is the display name of job "{key}"; reference the job by its key'
 )
 # Step fields of the evidence (docs/reference.md, "Evidence object") that mark step concurrency: the
 # 0-based index of the job's ``parallel`` group a step belongs to, and ``true`` on a ``background``
@@ -819,6 +823,8 @@ SUMMARY_TASK_TABLE_HEADER: Final = (
 SUMMARY_WORD_RUN: Final = "run"
 SUMMARY_WORD_SKIP: Final = "skip"
 SUMMARY_NULL_CELL: Final = "—"
+# The placeholders of the SUMMARY_* templates receive Markdown that core.markdown already made
+# (code spans with their own fences), so the templates put no backticks around them.
 SUMMARY_TESTED_COMMIT_TEMPLATE: Final = (
     "- Tested commit: {tested_sha} ({tested_ref}); base {base_sha}, head {head_sha}"
 )
@@ -837,8 +843,6 @@ SUMMARY_GROUP_TABLE_HEADER: Final = (
 )
 SUMMARY_BYTE_RANGE_TEMPLATE: Final = "{start}–{end}"
 TERMINAL_COLUMNS: Final = ("TASK", "RUN", "PROPOSED", "REASONS", "DETAILS")
-# The placeholders of the SUMMARY_* templates receive Markdown that core.markdown already made
-# (code spans with their own fences), so the templates put no backticks around them.
 PLAN_VIEW_GAPS_PREFIX: Final = "gaps: "
 # The step summary names the matching force_paths pattern (from the task table) but never the
 # changed path itself: paths come from the pull request, and the summary renders no PR text.
@@ -1242,3 +1246,14 @@ ROLLOUT_FAILURE_CODES: Final = (
 )
 ROLLOUT_WAIT_TEMPLATE: Final = "jev-select: GitHub rate limit; waiting {seconds} s."
 ROLLOUT_MAX_WAIT_LIMIT_S: Final = 3600
+
+# --------------------------------------------------------------------------------------------
+# Input hardening: the git time bound of local mode (docs/reference.md, "Local use")
+# --------------------------------------------------------------------------------------------
+
+# Seconds each git command of a local run (plan, check, history) may take before its process
+# group is killed; after one timeout the run starts no more git. A repository whose
+# configuration includes a FIFO would otherwise hang the command for good.
+LOCAL_GIT_TIMEOUT_S: Final = 30.0
+# check's usage error when git on the repository timed out (the path is the user's own).
+LOCAL_GIT_TIMED_OUT_TEMPLATE: Final = "git did not answer within {seconds:g} s in {repo!r}"

@@ -33,6 +33,7 @@ from .core.policy import choose_bypass
 from .core.report import report_text
 from .edges.environment import temp_root
 from .edges.git_local import is_git_repository, local_first_parent_log, resolve_local_revision
+from .edges.git_runner import GitTimeBound
 from .edges.publish import write_report_file
 from .edges.remotes import normalise_remote
 from .errors import CodedError, InputError, InvocationError, PlanningFailure
@@ -171,16 +172,20 @@ def _run(
     from .pipeline import RunContext, preview_change, run_plan_pipeline
 
     repo = os.path.abspath(namespace.repo or ".")
-    if not is_git_repository(repo, environ):
+    # One bound for the whole dry run: after one git command timed out, none is started again.
+    bound = GitTimeBound(c.LOCAL_GIT_TIMEOUT_S)
+    if not is_git_repository(repo, environ, bound=bound):
         raise HistoryFailure(c.HISTORY_INVALID_REPOSITORY)
-    head = resolve_local_revision(repo, "HEAD", environ)
+    head = resolve_local_revision(repo, "HEAD", environ, bound=bound)
     if head is None:
         raise HistoryFailure(c.HISTORY_INVALID_REPOSITORY)
     log = local_first_parent_log(
-        repo, head, since=since, limit=c.HISTORY_LOG_COMMITS, environ=environ
+        repo, head, since=since, limit=c.HISTORY_LOG_COMMITS, environ=environ, bound=bound
     )
     if log is None:
-        raise HistoryFailure(c.HISTORY_LOG_UNREADABLE)
+        raise HistoryFailure(
+            c.HISTORY_INVALID_REPOSITORY if bound.expired else c.HISTORY_LOG_UNREADABLE
+        )
     changes = select_changes(
         [LogEntry(sha, parents, subject) for sha, parents, subject in log], namespace.kind, last
     )
@@ -228,6 +233,7 @@ def _run(
                 else None
             ),
             borrow_from=repo,
+            git_bound=bound,
         )
 
     previews = []
@@ -235,6 +241,9 @@ def _run(
         show_step("collecting", index, len(changes), change.head[:12])
         previews.append(preview_change(inputs, context(change.base, change.head)))
     end_steps()
+    if bound.expired:
+        # Every later collection would fail at once: a table of such changes shows nothing.
+        raise HistoryFailure(c.HISTORY_INVALID_REPOSITORY)
     if sending:
         total = sum(preview.requests for preview in previews)
         console.emit(

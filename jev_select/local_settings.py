@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from . import contracts as c
 from .core.inputs import parse_inputs, threshold_syntax_ok, trim
 from .core.models import Inputs
+from .edges.files import open_regular_file
 from .errors import InputError
 
 if TYPE_CHECKING:
@@ -77,9 +78,9 @@ def read_tasks_file(path: str | None) -> str | None:
     if not path:
         return None
     try:
-        with open(path, "rb") as handle:
+        with open_regular_file(path) as handle:
             data = handle.read(c.MAX_TASKS_TEXT_BYTES + 1)
-    except OSError:
+    except OSError:  # a FIFO, a device or a directory too: refused before it is read
         return None
     try:
         return data.decode("utf-8")

@@ -23,6 +23,7 @@ from .core.tasks import compute_selection_hash
 if TYPE_CHECKING:
     from .core.evidence import ActionFile
     from .edges.git import GitSession
+    from .edges.git_runner import GitTimeBound
     from .edges.jev_client import Sender
     from .edges.metadata_lookup import MetadataLookups
 
@@ -66,6 +67,8 @@ class RunContext:
     # Local mode: without a key or consent, still collect the change for the terminal (nothing
     # leaves the machine); the plan and the report stay those of the bypass.
     preview: bool = False
+    # Local mode: the time bound of every git command of the run (None: unbounded, GitHub mode).
+    git_bound: GitTimeBound | None = None
 
 
 @attrs.frozen
@@ -231,6 +234,7 @@ def _collect(inputs: Inputs, run: RunContext) -> tuple[Collection, MetadataResul
         temp_root=run.temp_root,
         environ=run.environ,
         borrow_from=run.borrow_from,
+        bound=run.git_bound,
     ) as session:
         collection = collect_change(
             session,
@@ -295,11 +299,11 @@ def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> M
             fetch_action=run.fetch_action,
             repository=run.provenance_repository,
             commit=commits.metadata_sha,
+            budget=ExpansionBudget(clock=time.monotonic),
         )
 
     from .edges.metadata_lookup import resolve_with_lookups
 
-            budget=ExpansionBudget(clock=time.monotonic),
     return resolve_with_lookups(
         inputs.tasks,
         read_file=read_file,

@@ -30,6 +30,7 @@ from .edges.git_local import (
     local_merge_parents,
     resolve_local_revision,
 )
+from .edges.git_runner import GitTimeBound
 from .edges.publish import write_report_file
 from .edges.remotes import normalise_remote
 from .errors import InputError
@@ -44,9 +45,11 @@ __all__ = ["run_local_plan"]
 def run_local_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """Local mode: plan the change from ``--base`` to ``--head`` of ``--repo``."""
     report_path: str | None = None
+    # One bound for the whole run: git that blocked once on this repository is not asked again.
+    bound = GitTimeBound(c.LOCAL_GIT_TIMEOUT_S)
     try:
         inputs = local_inputs(namespace, environ)
-        remote, commits = _local_commits(namespace, inputs, environ)
+        remote, commits = _local_commits(namespace, inputs, environ, bound)
         # Without --remote the commits come from --repo itself, whose objects are on this disk.
         borrow_from = os.path.abspath(namespace.repo or ".") if namespace.remote is None else None
     except _DefaultBaseMissing:
@@ -72,6 +75,7 @@ def run_local_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) ->
             ),
             borrow_from=borrow_from,
             preview=True,
+            git_bound=bound,
         )
         with Progress(sys.stderr):
             result = run_plan_pipeline(inputs, run, validated_at=validated_at)
@@ -143,32 +147,43 @@ def _local_report_path(root: str, repo: str) -> str:
     return os.path.join(root, c.LOCAL_REPORT_DIR_TEMPLATE.format(key=key[:16]), c.REPORT_FILE_NAME)
 
 
+def _unanswered(bound: GitTimeBound, field: str) -> InputError:
+    # git that did not answer in time makes the repository the failing input, whichever question
+    # it was asked: the revision itself may be perfectly fine.
+    return InputError(c.FIELD_REPO if bound.expired else field)
+
+
 def _local_commits(
-    namespace: argparse.Namespace, inputs: Inputs, environ: Mapping[str, str]
+    namespace: argparse.Namespace,
+    inputs: Inputs,
+    environ: Mapping[str, str],
+    bound: GitTimeBound,
 ) -> tuple[str, Commits]:
     cwd = os.getcwd()
     remote: str | None = None
     if namespace.remote is not None:
         remote = normalise_remote(namespace.remote, cwd=cwd)
     repo = os.path.abspath(namespace.repo or ".")
-    if not is_git_repository(repo):
+    if not is_git_repository(repo, environ, bound=bound):
         raise InputError(c.FIELD_REPO)
     if remote is None:
         remote = normalise_remote(repo, cwd=cwd)
     if namespace.base is not None:
-        base = resolve_local_revision(repo, namespace.base, environ)
+        base = resolve_local_revision(repo, namespace.base, environ, bound=bound)
     else:
-        base = default_local_base(repo, environ)
-        if base is None:
+        base = default_local_base(repo, environ, bound=bound)
+        if base is None and not bound.expired:
             raise _DefaultBaseMissing()
     if base is None:
-        raise InputError(c.FIELD_BASE)
-    tested = resolve_local_revision(repo, namespace.head or "HEAD", environ)
+        raise _unanswered(bound, c.FIELD_BASE)
+    tested = resolve_local_revision(repo, namespace.head or "HEAD", environ, bound=bound)
     if tested is None:
-        raise InputError(c.FIELD_HEAD)
+        raise _unanswered(bound, c.FIELD_HEAD)
     head = tested
     if inputs.tested_ref == c.TESTED_REF_MERGE:
-        parents = local_merge_parents(repo, tested) or ()
+        parents = local_merge_parents(repo, tested, environ, bound=bound) or ()
+        if bound.expired:
+            raise InputError(c.FIELD_REPO)
         if len(parents) == 2:
             head = parents[1]
     commits = Commits(base_sha=base, head_sha=head, tested_sha=tested, metadata_sha=base)

@@ -26,6 +26,7 @@ import attrs
 from . import console
 from . import contracts as c
 from .core.history import calendar_date
+from .core.inputs import is_repository_name
 from .core.jsonutil import pretty_json
 from .core.results import (
     ResultsFailure,
@@ -160,7 +161,7 @@ def _since(text: str | None, today: datetime.date) -> str:
 
 
 def _settings(namespace: argparse.Namespace) -> _Settings:
-    if re.fullmatch(c.REPOSITORY_PATTERN, namespace.repository, re.ASCII) is None:
+    if not is_repository_name(namespace.repository):
         raise InvocationError("--repository: owner/name")
     observer = workflow_reference(namespace.observer_workflow)
     ci = workflow_reference(namespace.ci_workflow)

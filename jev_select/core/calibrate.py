@@ -24,15 +24,12 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import attrs
-
 from .. import contracts as c
 from .columns import align_columns
 from .inputs import parse_threshold
-from .jsonutil import code_unit_key, format_number
-from .models import ChunkRecord, Observation, RequestRecord, Task, TaskTable, Usage
-from .policy import decide, score_decisions
-from .shadow import AnalysisError, analyze_shadow
+from .jsonutil import format_number
+from .redecide import redecide, scored
+from .shadow import Measurement, analyze_shadow
 
 __all__ = [
     "Measurement",
@@ -45,32 +42,10 @@ __all__ = [
 ]
 
 _TASKS = c.INPUT_TASKS
-_STATUS = c.OUTPUT_STATUS
-_MODEL = c.INPUT_MODEL
 _FAILURE = c.TASK_RESULTS[1]
 _UNKNOWN = c.FAILURE_CLASSIFICATIONS[-1]
 _REGRESSION = c.FAILURE_CLASSIFICATIONS[0]
-_SCORE_REASONS = frozenset((c.REASON_JEV_BELOW_THRESHOLD, c.REASON_JEV_AT_OR_ABOVE_THRESHOLD))
-_MANDATORY_REASONS = frozenset(
-    (c.REASON_ALWAYS, c.REASON_PATH_MATCH, c.REASON_METADATA_UNAVAILABLE)
-)
 _MS_PER_MINUTE = 60_000
-
-
-@attrs.frozen
-class Measurement:
-    """One shadow report with the CI results of its tested commit."""
-
-    report: Mapping[str, Any]
-    results: Mapping[str, Any]
-
-
-@attrs.frozen
-class Redecision:
-    """What enforce mode would have done with one report at one threshold."""
-
-    judged: tuple[str, ...]  # candidates decided by scores
-    would_skip: tuple[str, ...]  # tasks enforce mode would not run
 
 
 # ---------------------------------------------------------------------------------------------
@@ -88,133 +63,6 @@ def parse_thresholds(text: str) -> tuple[float, ...] | None:
             return None
         values.add(value)
     return tuple(sorted(values)) if values else None
-
-
-# ---------------------------------------------------------------------------------------------
-# Re-decision through the production policy
-# ---------------------------------------------------------------------------------------------
-
-
-def _usage(value: Any) -> Usage | None:
-    if value is None:
-        return None
-    return Usage(value["input_tokens"], value["output_tokens"])
-
-
-def _observation(value: Mapping[str, Any]) -> Observation:
-    """The report's observation record as the policy reads it (a validated report only)."""
-    chunks = tuple(
-        ChunkRecord(
-            index=chunk["index"],
-            start_byte=chunk["start_byte"],
-            end_byte=chunk["end_byte"],
-            paths=tuple(chunk.get("paths", ())),
-            diff_hash=chunk["diff_hash"],
-            state_hash=chunk["state_hash"],
-            diff_bytes=chunk["diff_bytes"],
-            status=chunk[_STATUS],
-            probabilities=(
-                dict(chunk["probabilities"]) if chunk["probabilities"] is not None else None
-            ),
-            model=chunk[_MODEL],
-            usage=_usage(chunk["usage"]),
-            duration_ms=chunk["duration_ms"],
-            error=chunk["error"],
-            requests=tuple(
-                RequestRecord(
-                    task_ids=tuple(request["task_ids"]),
-                    status=request[_STATUS],
-                    model=request[_MODEL],
-                    usage=_usage(request["usage"]),
-                    duration_ms=request["duration_ms"],
-                    error=request["error"],
-                )
-                for request in chunk.get("requests", ())
-            ),
-        )
-        for chunk in value["chunks"]
-    )
-    return Observation(strategy=value["strategy"], status=value[_STATUS], chunks=chunks)
-
-
-def _forced_reason(report: Mapping[str, Any]) -> str | None:
-    """The forced state the report carries at every threshold, as a code, or ``None``.
-
-    Bypasses do not depend on scores; a fallback without an observation came from collection or
-    grouping, before any score existed.
-    """
-    status = report[_STATUS]
-    if status == c.STATUS_BYPASSED:
-        return c.STATUS_BYPASSED
-    if status == c.STATUS_FALLBACK and report["observation"] is None:
-        return c.STATUS_FALLBACK
-    return None
-
-
-def redecide(report: Mapping[str, Any], threshold: float) -> Redecision:
-    """Enforce mode's plan for a validated shadow report at ``threshold``."""
-    decisions: Mapping[str, Mapping[str, Any]] = report[_TASKS]
-    ids = sorted(decisions, key=code_unit_key)
-    if _forced_reason(report) is not None:
-        return Redecision(judged=(), would_skip=())
-    observation = report["observation"]
-    if observation is not None and observation[_STATUS] != c.OBSERVATION_COMPLETE:
-        return Redecision(judged=(), would_skip=())
-    # The report keeps no task table; what the policy needs from it is which tasks were
-    # mandatory, and the reasons say exactly that.
-    mandatory = frozenset(
-        task_id for task_id in ids if _MANDATORY_REASONS.intersection(decisions[task_id]["reasons"])
-    )
-    table = TaskTable(tuple(Task(id=task_id, description="") for task_id in ids))
-    parsed = _observation(observation) if observation is not None else None
-    plan = decide(
-        table,
-        mode=c.MODE_ENFORCE,
-        bypass=None,
-        changed_paths=None,
-        collection_error=None,
-        grouping_error=None,
-        decisions=score_decisions(parsed, ids, threshold) if parsed is not None else None,
-        first_failure=report["observation_error"],
-        observed=parsed is not None,
-        group_count=len(parsed.chunks) if parsed is not None else 0,
-        metadata_incomplete=mandatory,
-    )
-    judged = tuple(
-        task_id
-        for task_id, decision in plan.decisions.items()
-        if _SCORE_REASONS.intersection(decision.reasons)
-    )
-    if plan.status != c.STATUS_PLANNED:
-        return Redecision(judged=judged, would_skip=())
-    skipped = tuple(task_id for task_id, decision in plan.decisions.items() if not decision.run)
-    return Redecision(judged=judged, would_skip=skipped)
-
-
-def _scored(report: Mapping[str, Any]) -> bool:
-    """Whether the report's tasks can be judged by scores at all (threshold aside)."""
-    observation = report["observation"]
-    return (
-        _forced_reason(report) is None
-        and observation is not None
-        and observation[_STATUS] == c.OBSERVATION_COMPLETE
-    )
-
-
-def _consistent(report: Mapping[str, Any]) -> bool:
-    """At its own threshold the re-decision reproduces the report's proposals.
-
-    A report whose stored proposals disagree with its stored scores was not produced by this
-    policy; calibrating on it would measure something else.
-    """
-    if not _scored(report):
-        return True
-    decisions: Mapping[str, Mapping[str, Any]] = report[_TASKS]
-    stored = {task_id for task_id, entry in decisions.items() if entry["proposed_run"] is False}
-    again = redecide(report, report["skip_below"])
-    if report[_STATUS] == c.STATUS_PLANNED:
-        return set(again.would_skip) == stored
-    return not again.would_skip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -298,10 +146,9 @@ def clopper_pearson_upper(
 
 def _check(measurements: Sequence[Measurement]) -> None:
     for measurement in measurements:
-        # The same checks and codes as analyze: a pair analyze refuses is refused here too.
+        # The checks and codes of analyze, which include that the stored proposals follow from
+        # the stored scores: exactly the pairs analyze refuses are refused here.
         analyze_shadow(measurement.report, measurement.results)
-        if not _consistent(measurement.report):
-            raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT)
 
 
 def _row(measurements: Sequence[Measurement], threshold: float) -> dict[str, Any]:
@@ -346,24 +193,24 @@ def calibrate(
 ) -> dict[str, Any]:
     """Every threshold's outcome over the measurements, and the recommended threshold.
 
-    Raises ``AnalysisError`` (the codes of ``analyze``) when a pair is not a usable measurement,
-    or when a report's proposals do not follow from its own scores.
+    Raises ``AnalysisError`` (the codes and checks of ``analyze``) when a pair is not a usable
+    measurement.
     """
     _check(measurements)
     rows = [_row(measurements, threshold) for threshold in sorted(set(thresholds))]
-    scored = sum(1 for measurement in measurements if _scored(measurement.report))
+    judged_changes = sum(1 for measurement in measurements if scored(measurement.report))
     recommended: float | None = None
-    if scored < c.CALIBRATE_MIN_SCORED_CHANGES:
+    if judged_changes < c.CALIBRATE_MIN_SCORED_CHANGES:
         note = c.CALIBRATE_NOTE_TOO_FEW.format(
-            scored=scored, minimum=c.CALIBRATE_MIN_SCORED_CHANGES
+            scored=judged_changes, minimum=c.CALIBRATE_MIN_SCORED_CHANGES
         )
     else:
         safe = [row["threshold"] for row in rows if _safe(row)]
         if safe:
             recommended = max(safe)
-            note = c.CALIBRATE_NOTE_RECOMMENDED.format(scored=scored)
+            note = c.CALIBRATE_NOTE_RECOMMENDED.format(scored=judged_changes)
         else:
-            note = c.CALIBRATE_NOTE_NONE_SAFE.format(scored=scored)
+            note = c.CALIBRATE_NOTE_NONE_SAFE.format(scored=judged_changes)
     return {"thresholds": rows, "recommended": recommended, "note": note}
 
 

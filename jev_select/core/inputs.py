@@ -19,6 +19,7 @@ from .tasks import parse_tasks
 
 __all__ = [
     "github_inputs",
+    "is_repository_name",
     "normalise_https_url",
     "parse_bool",
     "parse_inputs",
@@ -168,6 +169,12 @@ def normalise_https_url(text: str, *, allow_path: bool = True) -> str | None:
     if normalised_path and not allow_path:
         return None
     return _HTTPS_SCHEME + host + port + normalised_path
+
+
+def is_repository_name(text: str) -> bool:
+    """Whether ``text`` is an ``owner/name`` as GitHub spells it (``REPOSITORY_PATTERN``): the one
+    check of ``GITHUB_REPOSITORY``, ``--repository`` and every API path built from a name."""
+    return re.fullmatch(c.REPOSITORY_PATTERN, text, re.ASCII) is not None
 
 
 def threshold_syntax_ok(text: str) -> bool:

@@ -3,7 +3,8 @@ skipped, against real results.
 
 Pure core. ``analyze_shadow`` compares one shadow report with the CI results of the same tested
 commit; ``aggregate`` sums several analyses into a rollout view; the ``*_table`` functions render
-either as plain text. Failures raise ``AnalysisError`` carrying only a fixed code.
+either as plain text. Failures raise ``AnalysisError`` carrying only a fixed code. ``calibrate``
+runs the same checks on every pair, so both commands accept and refuse the same measurements.
 """
 
 from __future__ import annotations
@@ -12,14 +13,18 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from .. import contracts as c
 from ..errors import CodedError, PlanningFailure
 from .columns import align_columns
 from .jsonutil import code_unit_key, format_number
+from .redecide import proposals_follow_scores
 from .report import validate_report
 
 __all__ = [
     "AnalysisError",
+    "Measurement",
     "aggregate",
     "aggregate_table",
     "analysis_table",
@@ -44,6 +49,14 @@ _AGGREGATE_ANALYSES = "analyses"
 
 class AnalysisError(CodedError):
     """The measurement cannot be analysed. Carries only a code of ``ANALYSIS_CODES``."""
+
+
+@attrs.frozen
+class Measurement:
+    """One shadow report with the CI results of its tested commit."""
+
+    report: Mapping[str, Any]
+    results: Mapping[str, Any]
 
 
 def _ordered(ids: Any) -> list[str]:
@@ -139,6 +152,11 @@ def analyze_shadow(report: Mapping[str, Any], results: Mapping[str, Any]) -> dic
         raise AnalysisError(c.ANALYSIS_INVALID_TASK_RESULT)
     if not all(decision[c.REPORT_TASK_RUN] is True for decision in decisions.values()):
         raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_EFFECTIVE_SELECTION)
+    # Last, so that every earlier code keeps its place: a report valid by its schema can still
+    # carry proposals its own scores do not give (a completed group without scores, a score
+    # edited after the run), and counting them would measure something the policy never did.
+    if not proposals_follow_scores(report):
+        raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT)
 
     would_skip = _ordered(
         task_id

@@ -15,9 +15,10 @@ from typing import Any
 import attrs
 
 from .. import contracts as c
-from ..core.inputs import normalise_https_url
+from ..core.inputs import is_repository_name, normalise_https_url
 from ..core.jsonutil import JsonError, strict_loads
 from ..errors import PlanningFailure
+from .files import open_regular_file
 
 __all__ = [
     "GitHubContext",
@@ -98,7 +99,7 @@ def read_github_context(environ: Mapping[str, str]) -> GitHubContext:
     output_path = environ.get("GITHUB_OUTPUT")
     if (
         not event_name
-        or re.fullmatch(c.REPOSITORY_PATTERN, repository, re.ASCII) is None
+        or not is_repository_name(repository)
         or re.fullmatch(c.SHA40_PATTERN, sha) is None
         or origin is None
         or not output_path
@@ -122,7 +123,7 @@ def _read_event(path: str) -> Mapping[str, Any]:
     if not path:
         raise PlanningFailure(c.FAILURE_INVALID_EVENT)
     try:
-        with open(path, "rb") as handle:
+        with open_regular_file(path) as handle:
             data = handle.read(_EVENT_FILE_CAP + 1)
     except OSError:
         raise PlanningFailure(c.FAILURE_INVALID_EVENT) from None

@@ -4,7 +4,9 @@
 Every git command of a session goes through the isolated runner (:mod:`.git_runner`). The
 repository is removed on every path. In local mode it may borrow the object store of the user's
 repository (git alternates) instead of fetching; it then reads objects only, never the user's
-configuration, hooks or attributes.
+configuration, hooks or attributes. A local run bounds every command of its session in time
+(``bound``): objects read through alternates, or a fetch from the user's repository, still touch
+files of that repository that may block.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .git_runner import (
     SMALL_OUTPUT_CAP,
     GitCommandFailed,
     GitError,
+    GitTimeBound,
     credential_header,
     is_http_remote,
     is_object_id,
@@ -60,8 +63,11 @@ class GitSession:
         temp_root: str,
         environ: Mapping[str, str],
         borrow_from: str | None = None,
+        bound: GitTimeBound | None = None,
     ) -> None:
         self.remote = remote
+        # None (GitHub mode): no time bound; the job's own timeout is the limit there.
+        self._bound = bound
         self._temp_root = temp_root
         self._environ = environ
         self._borrow_from = borrow_from
@@ -88,18 +94,15 @@ class GitSession:
                     return self
             git_dir = os.path.join(self.directory, "repo.git")
             try:
-                run_git(
-                    ["init", "--bare", "--quiet", git_dir],
-                    cwd=self.directory,
-                    environment=self._environment,
-                    cap=SMALL_OUTPUT_CAP,
-                )
+                self._run(["init", "--bare", "--quiet", git_dir], SMALL_OUTPUT_CAP)
             except GitError:
                 return self
             self.git_dir = git_dir
             self.ready = True
             if self._borrow_from is not None:
-                objects = local_object_directory(self._borrow_from, self._environ)
+                objects = local_object_directory(
+                    self._borrow_from, self._environ, bound=self._bound
+                )
                 if objects is not None:
                     self.borrowing = self._write_alternates(objects)
         except BaseException:
@@ -188,15 +191,17 @@ class GitSession:
 
     # ---- running ----------------------------------------------------------------------------
 
+    def _run(self, args: Sequence[str], cap: int) -> bytes:
+        if self.directory is None:
+            raise GitCommandFailed()
+        if self._bound is not None:
+            return self._bound.run(args, cwd=self.directory, environment=self._environment, cap=cap)
+        return run_git(args, cwd=self.directory, environment=self._environment, cap=cap)
+
     def _git(self, args: Sequence[str], cap: int) -> bytes:
         if not self.ready or self.git_dir is None or self.directory is None:
             raise GitCommandFailed()
-        return run_git(
-            ["--git-dir=" + self.git_dir, *args],
-            cwd=self.directory,
-            environment=self._environment,
-            cap=cap,
-        )
+        return self._run(["--git-dir=" + self.git_dir, *args], cap)
 
     def _succeeds(self, args: Sequence[str]) -> bool:
         try:

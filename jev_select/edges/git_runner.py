@@ -2,10 +2,11 @@
 "Local use").
 
 Every git process runs from an argument list (never a shell) with stdin closed, stderr drained and
-discarded, and stdout read up to a per-command byte cap; a process that writes past its cap is
-killed. The environment is the caller's minus every ``GIT_*`` variable, plus settings that switch
-off user and system configuration, hooks, attributes, external diff drivers, pagers, prompts and
-redirects. Nothing git prints is ever shown or put into an exception.
+discarded, and stdout read up to a per-command byte cap; a process that writes past its cap, or
+that outlives its time bound, is killed with its process group. The environment is the caller's
+minus every ``GIT_*`` variable, plus settings that switch off user and system configuration,
+hooks, attributes, external diff drivers, pagers, prompts and redirects. Nothing git prints is
+ever shown or put into an exception.
 
 The temporary repository of a collection is :mod:`.git` (``GitSession``); the read-only queries
 on the user's repository in local mode are :mod:`.git_local`.
@@ -19,6 +20,7 @@ import re
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -34,6 +36,8 @@ __all__ = [
     "GitCommandFailed",
     "GitError",
     "GitOutputTooLarge",
+    "GitTimeBound",
+    "GitTimedOut",
     "credential_header",
     "is_http_remote",
     "is_object_id",
@@ -61,6 +65,14 @@ class GitCommandFailed(GitError):
 
 class GitOutputTooLarge(GitError):
     """Standard output passed the command's cap; the process was killed."""
+
+
+class GitTimedOut(GitCommandFailed):
+    """The command outlived its time bound; its process group was killed.
+
+    A failed command to every caller that does not ask: whatever handles a git failure handles
+    this one too.
+    """
 
 
 def is_object_id(text: str) -> bool:
@@ -96,15 +108,25 @@ _FIXED_CONFIG: tuple[tuple[str, str], ...] = (
 )
 
 
+# Besides GIT_*: curl, under git's HTTPS transport, appends every TLS session's secrets to the
+# file SSLKEYLOGFILE names, and the fetch carries the token.
+_WITHHELD_FROM_GIT = frozenset({"SSLKEYLOGFILE"})
+
+
+def _kept_from_git(name: str) -> bool:
+    return name.startswith("GIT_") or name.upper() in _WITHHELD_FROM_GIT
+
+
 def sanitised_environment(
     base: Mapping[str, str], *, extra_header: str | None = None
 ) -> dict[str, str]:
-    """``base`` without any ``GIT_*`` variable, plus the fixed isolation settings.
+    """``base`` without any ``GIT_*`` variable or ``SSLKEYLOGFILE``, plus the fixed isolation
+    settings.
 
     ``extra_header`` is a complete HTTP header line (``Name: value``) configured as
     ``http.extraheader``; pass it only for http(s) remotes (see :func:`credential_header`).
     """
-    environment = {key: value for key, value in base.items() if not key.startswith("GIT_")}
+    environment = {key: value for key, value in base.items() if not _kept_from_git(key)}
     environment.update(_FIXED_VARIABLES)
     settings = list(_FIXED_CONFIG)
     if extra_header is not None:
@@ -139,9 +161,7 @@ def _inherited_git_variables(environment: Mapping[str, str]) -> list[str]:
     # GitPython lays the given environment over a copy of os.environ, so a GIT_* variable of this
     # process would reach git although the sanitised environment dropped it; ``env -u`` removes
     # such names (only names travel on the command line, never values).
-    return sorted(
-        name for name in os.environ if name.startswith("GIT_") and name not in environment
-    )
+    return sorted(name for name in os.environ if _kept_from_git(name) and name not in environment)
 
 
 _gitpython_modules: tuple[ModuleType, ModuleType] | None = None
@@ -150,23 +170,25 @@ _gitpython_modules: tuple[ModuleType, ModuleType] | None = None
 def _gitpython() -> tuple[ModuleType, ModuleType]:
     """GitPython's ``git.cmd`` and ``git.exc``, imported on first use.
 
-    Runs that never reach git (every bypass) must not pay for importing it. GitPython looks for
-    git when it is first imported and, by default, raises with its own text when there is none; a
-    runner without git must fail the fetch like any other git error instead, so the lookup is kept
-    quiet for the import and the caller's setting is restored afterwards.
+    Runs that never reach git (every bypass) must not pay for importing it. GitPython runs
+    ``git version`` when it is first imported, with this process's environment: there
+    ``GIT_PYTHON_GIT_EXECUTABLE`` would choose the program it runs and ``GIT_TRACE*`` where git
+    writes its traces. So every ``GIT_*`` variable is set aside for the import and put back
+    afterwards. By default GitPython also raises with its own text when there is no git; a runner
+    without git must fail the fetch like any other git error instead, so the lookup is kept quiet.
     """
     global _gitpython_modules
     if _gitpython_modules is None:
-        caller_refresh = os.environ.get("GIT_PYTHON_REFRESH")
+        set_aside = {name: value for name, value in os.environ.items() if _kept_from_git(name)}
+        for name in set_aside:
+            del os.environ[name]
         os.environ["GIT_PYTHON_REFRESH"] = "quiet"
         try:
             import git.cmd
             import git.exc
         finally:
-            if caller_refresh is None:
-                del os.environ["GIT_PYTHON_REFRESH"]
-            else:
-                os.environ["GIT_PYTHON_REFRESH"] = caller_refresh
+            del os.environ["GIT_PYTHON_REFRESH"]
+            os.environ.update(set_aside)
         _gitpython_modules = (git.cmd, git.exc)
     return _gitpython_modules
 
@@ -211,27 +233,73 @@ def _discard(stream: BinaryIO | None) -> None:
         pass
 
 
-def _reap(process: subprocess.Popen[Any], drain: threading.Thread | None) -> None:
+class _Output:
+    """Standard output read up to EOF or just past the cap."""
+
+    def __init__(self, descriptor: int, cap: int) -> None:
+        self._descriptor = descriptor
+        self._cap = cap
+        self.data = bytearray()
+        self.too_large = False
+        self.failed = False
+
+    def read(self) -> None:
+        try:
+            while True:
+                chunk = os.read(self._descriptor, _READ_CHUNK)
+                if not chunk:
+                    return
+                self.data += chunk
+                if len(self.data) > self._cap:
+                    self.too_large = True
+                    return
+        except (OSError, ValueError):
+            self.failed = True  # output cut short is no answer, whatever git's status
+
+
+def _reap(process: subprocess.Popen[Any], readers: Sequence[tuple[threading.Thread, Any]]) -> None:
     """Kill ``process`` if it still runs, wait for it and close its pipes."""
     if process.poll() is None:
         _kill(process)
     process.wait()
     with _live_lock:
         _live.discard(process)
-    if drain is not None:
-        drain.join(timeout=5)
+    busy: list[Any] = []
+    for thread, stream in readers:
+        thread.join(timeout=5)
+        if thread.is_alive():
+            busy.append(stream)
     for stream in (process.stdout, process.stderr):
-        if stream is not None:
+        # A pipe still held by a process outside the group keeps its reader waiting: closing it
+        # would hand the descriptor number to the next file opened while that reader still reads
+        # it, so it is left open instead.
+        if stream is not None and not any(stream is held for held in busy):
             with contextlib.suppress(OSError):
                 stream.close()
 
 
-def run_git(args: Sequence[str], *, cwd: str, environment: Mapping[str, str], cap: int) -> bytes:
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+
+def run_git(
+    args: Sequence[str],
+    *,
+    cwd: str,
+    environment: Mapping[str, str],
+    cap: int,
+    timeout: float | None = None,
+) -> bytes:
     """Run ``git <args>`` in ``cwd`` and return at most ``cap`` bytes of standard output.
 
-    Raises :class:`GitOutputTooLarge` (process killed) past the cap and
-    :class:`GitCommandFailed` when git cannot start or exits non-zero.
+    Raises :class:`GitOutputTooLarge` (process killed) past the cap,
+    :class:`GitTimedOut` (process group killed) when it is still running ``timeout`` seconds
+    after the start, and :class:`GitCommandFailed` when git cannot start or exits non-zero.
+    ``None`` is no time bound.
     """
+    if timeout is not None and timeout <= 0:
+        raise GitTimedOut()
+    deadline = None if timeout is None else time.monotonic() + timeout
     prefix: list[str] = []
     inherited = _inherited_git_variables(environment)
     if inherited:
@@ -244,9 +312,10 @@ def run_git(args: Sequence[str], *, cwd: str, environment: Mapping[str, str], ca
     command = [*prefix, "git", *args]
     git_cmd, git_exc = _gitpython()
     process: subprocess.Popen[Any] | None = None
-    drain: threading.Thread | None = None
-    output = bytearray()
-    too_large = False
+    readers: list[tuple[threading.Thread, Any]] = []
+    output: _Output | None = None
+    timed_out = False
+    status = 0
     try:
         # A cancellation arriving while git starts is held until the process is on record, so the
         # clean-up below always knows what to kill.
@@ -270,26 +339,70 @@ def run_git(args: Sequence[str], *, cwd: str, environment: Mapping[str, str], ca
             raise GitCommandFailed()
         drain = threading.Thread(target=_discard, args=(process.stderr,), daemon=True)
         drain.start()
-        descriptor = process.stdout.fileno()
-        while True:
-            chunk = os.read(descriptor, _READ_CHUNK)
-            if not chunk:
-                break
-            output += chunk
-            if len(output) > cap:
-                too_large = True
+        readers.append((drain, process.stderr))
+        output = _Output(process.stdout.fileno(), cap)
+        if deadline is None:
+            output.read()
+        else:
+            # git blocked on its input (an include.path naming a FIFO, a ref that is one) writes
+            # nothing and never exits: only a reader beside this thread lets the wait end. This
+            # thread alone kills and reaps, so a kill never reaches a process id reused after the
+            # reap.
+            reader = threading.Thread(target=output.read, daemon=True)
+            reader.start()
+            readers.append((reader, process.stdout))
+            reader.join(_left(deadline))
+            timed_out = reader.is_alive()
+        if timed_out or output.too_large:
+            _kill(process)
+        else:
+            try:
+                status = process.wait(_left(deadline))
+            except subprocess.TimeoutExpired:
+                timed_out = True
                 _kill(process)
-                break
-        status = process.wait()
     finally:
         if process is not None:
             with cancellation.deferred():
-                _reap(process, drain)
-    if too_large:
+                _reap(process, readers)
+    if timed_out:
+        raise GitTimedOut()
+    if output is not None and output.too_large:
         raise GitOutputTooLarge()
-    if status != 0:
+    if status != 0 or output is None or output.failed:
         raise GitCommandFailed()
-    return bytes(output)
+    return bytes(output.data)
+
+
+class GitTimeBound:
+    """The time bound of every git command of one local run (docs/reference.md, "Local use").
+
+    Each command may run ``seconds``. Once one has timed out, every later one fails at once
+    without starting: git that blocked on the user's repository (a configuration include naming a
+    FIFO) blocks again on the next command, and the run must end within one bound, not one per
+    command. One instance serves every thread of the run.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._expired = threading.Event()
+
+    @property
+    def expired(self) -> bool:
+        """Whether a command of the run has timed out."""
+        return self._expired.is_set()
+
+    def run(
+        self, args: Sequence[str], *, cwd: str, environment: Mapping[str, str], cap: int
+    ) -> bytes:
+        """:func:`run_git` bounded by ``seconds``; raises :class:`GitTimedOut` once expired."""
+        if self._expired.is_set():
+            raise GitTimedOut()
+        try:
+            return run_git(args, cwd=cwd, environment=environment, cap=cap, timeout=self.seconds)
+        except GitTimedOut:
+            self._expired.set()
+            raise
 
 
 def parse_commit_parents(commit_object: bytes) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from urllib.parse import quote
 from .. import contracts as c
 from ..core.credentials import usable_token
 from ..core.evidence import ActionFile
-from ..core.inputs import normalise_https_url
+from ..core.inputs import is_repository_name, normalise_https_url
 from ..core.jsonutil import JsonError, strict_loads
 from ..errors import PlanningFailure
 from ..version import USER_AGENT
@@ -89,7 +89,15 @@ def _segment(text: str) -> str:
 
 
 def repository_path(owner_repo: str) -> str:
-    """``repos/<owner>/<repo>`` for ``owner/repo``, each part escaped as one path segment."""
+    """``repos/<owner>/<repo>`` for ``owner/repo``, each part escaped as one path segment.
+
+    Raises ``ValueError`` for anything but an ``owner/name`` GitHub could answer for: a name such
+    as ``..`` stays a dot segment through the escaping, and the client normalises it away, so the
+    request would leave ``/repos/`` on the same host. Callers validate first; this is the last
+    line, and the error carries no part of the name.
+    """
+    if not is_repository_name(owner_repo):
+        raise ValueError("not a repository name")
     owner, _, repo = owner_repo.partition("/")
     return f"repos/{_segment(owner)}/{_segment(repo)}"
 

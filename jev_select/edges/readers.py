@@ -1,8 +1,8 @@
 """Reading reports, results files and text that may hold a plan block, fail-closed.
 
-Edge module. Every reader returns ``None`` on any problem (missing file, oversized, not UTF-8,
-not strict JSON, failed validation) and never raises, so a caller can only act on content that
-passed every check. Nothing read here is ever echoed.
+Edge module. Every reader returns ``None`` on any problem (missing file, not a regular file,
+oversized, not UTF-8, not strict JSON, failed validation) and never raises, so a caller can only
+act on content that passed every check. Nothing read here is ever echoed.
 """
 
 from __future__ import annotations
@@ -14,8 +14,17 @@ from typing import Any, BinaryIO
 from .. import contracts as c
 from ..core.jsonutil import strict_loads
 from ..core.report import validate_report
+from ..core.shadow import AnalysisError, Measurement, analyze_shadow
+from .files import open_regular_file
 
-__all__ = ["parse_report", "read_bytes", "read_json", "read_report", "read_text"]
+__all__ = [
+    "parse_report",
+    "read_bytes",
+    "read_json",
+    "read_measurement",
+    "read_report",
+    "read_text",
+]
 
 
 def _read_capped(handle: BinaryIO, cap: int) -> bytes | None:
@@ -26,12 +35,12 @@ def _read_capped(handle: BinaryIO, cap: int) -> bytes | None:
 
 
 def read_bytes(path: str | os.PathLike[str], cap: int) -> bytes | None:
-    """The content of ``path`` (``-`` is standard input), or ``None`` when unreadable or over
-    ``cap`` bytes."""
+    """The content of ``path`` (``-`` is standard input), or ``None`` when unreadable, not a
+    regular file or over ``cap`` bytes."""
     try:
         if os.fspath(path) == c.STDIN_PATH:
             return _read_capped(sys.stdin.buffer, cap)
-        with open(path, "rb") as handle:
+        with open_regular_file(path) as handle:
             return _read_capped(handle, cap)
     except (OSError, ValueError, TypeError, AttributeError):
         return None
@@ -83,3 +92,18 @@ def parse_report(data: bytes) -> dict[str, Any] | None:
         return value
     except Exception:
         return None
+
+
+def read_measurement(report_path: str, results_path: str) -> Measurement:
+    """The shadow report and results file of one ``analyze`` or ``calibrate`` pair, once they
+    passed every check of the shadow analysis; raises ``AnalysisError`` with the first failing
+    check's code (an unreadable file is ``invalid-shadow-measurement``).
+
+    The one reader of both commands, so that neither accepts a pair the other refuses.
+    """
+    report = read_json(report_path, c.REPORT_READ_MAX_BYTES)
+    results = read_json(results_path, c.RESULTS_READ_MAX_BYTES)
+    if report is None or results is None:
+        raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT)
+    analyze_shadow(report, results)
+    return Measurement(report=report, results=results)

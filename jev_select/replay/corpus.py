@@ -19,6 +19,7 @@ from ..core.jsonutil import (
     JsonError,
     strict_loads,
 )
+from ..edges.files import open_regular_file
 from ..edges.git_runner import GitError, run_git, sanitised_environment
 from ..edges.remotes import normalise_remote
 from ..errors import CodedError
@@ -104,7 +105,8 @@ class Case:
 
 def read_json(path: Path, failure: ReplayFailure) -> Any:
     try:
-        return strict_loads(path.read_bytes())
+        with open_regular_file(path) as handle:
+            return strict_loads(handle.read())
     except (OSError, JsonError):
         raise failure from None
 

@@ -25,6 +25,7 @@ from ..core.jsonutil import (
     strict_loads,
 )
 from ..edges import jev_client
+from ..edges.files import open_regular_file
 from ..edges.jev_client import Sender
 from .corpus import FAULT_MISSING_ANSWER, FAULT_MODEL_MISMATCH, RECORDING_NAME, Case
 
@@ -102,7 +103,8 @@ def load_recordings(directory: Path) -> dict[str, Recording]:
         if RECORDING_NAME.fullmatch(path.name) is None:
             continue
         try:
-            recording = Recording.from_json(strict_loads(path.read_bytes()))
+            with open_regular_file(path) as handle:
+                recording = Recording.from_json(strict_loads(handle.read()))
         except (OSError, JsonError):
             recording = None
         if recording is not None and path.name == recording.digest + ".json":

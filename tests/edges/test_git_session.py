@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -140,8 +142,11 @@ def test_git_receives_only_the_sanitised_environment(
     sha = origin.commit({"a.txt": "a\n"})
     environ, log = _recording_git(tmp_path)
     environ["GIT_DIR"] = "/nowhere"
+    environ["SSLKEYLOGFILE"] = str(tmp_path / "keys-from-environ.log")
     monkeypatch.setenv("GIT_EXTERNAL_DIFF", "/bin/false")
     monkeypatch.setenv("GIT_PYTHON_TRACE", "full")
+    # curl under git's https transport would write the session secrets there.
+    monkeypatch.setenv("SSLKEYLOGFILE", str(tmp_path / "keys-from-process.log"))
     with GitSession(origin.url, token=TOKEN, temp_root=str(tmp_path), environ=environ) as session:
         assert session.fetch([sha])
         assert session.has_commit(sha)
@@ -155,7 +160,49 @@ def test_git_receives_only_the_sanitised_environment(
         assert "GIT_DIR" not in names
         assert "GIT_EXTERNAL_DIFF" not in names
         assert "GIT_PYTHON_TRACE" not in names
+        assert "SSLKEYLOGFILE" not in names
         assert "GIT_CONFIG_GLOBAL=/dev/null" in block.splitlines()
+
+
+# GitPython runs ``git version`` when it is first imported; a fresh interpreter shows what that
+# run could be made to do by the process's environment.
+FIRST_IMPORT = """
+import os, sys
+from jev_select.edges.git_runner import _gitpython
+_gitpython()
+print(os.environ.get("GIT_TRACE"), os.environ.get("GIT_PYTHON_GIT_EXECUTABLE"))
+print("GIT_PYTHON_REFRESH" in os.environ)
+"""
+
+
+@pytest.mark.posix
+def test_the_first_import_of_gitpython_runs_no_program_the_environment_names(
+    tmp_path: Path,
+) -> None:
+    sentinel = tmp_path / "ran"
+    planted = tmp_path / "planted-git"
+    planted.write_text(f"#!/bin/sh\necho ran > {sentinel}\necho 'git version 2.40.0'\n")
+    planted.chmod(0o755)
+    trace = tmp_path / "trace.log"
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path),
+        "GIT_PYTHON_GIT_EXECUTABLE": str(planted),
+        "GIT_TRACE": str(trace),
+    }
+    completed = subprocess.run(
+        [sys.executable, "-c", FIRST_IMPORT],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert not sentinel.exists()
+    assert not trace.exists()
+    # Set aside for the import only: the caller's environment is as it was.
+    assert completed.stdout.splitlines() == [f"{trace} {planted}", "False"]
 
 
 @pytest.mark.posix
