@@ -26,26 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from common import ROOT, base_environment, median, table, write_results
+from support.fanout import fan_out_commit
 from support.gitrepo import GitRepo
 
 WF = ".github/workflows/ci.yml"
 TASKS = f"fanout:\n  description: Runs the fanned-out workflow.\n  jobs:\n    - workflow: {WF}\n"
 POLL_S = 0.05
-
-
-def fan_out(callers: int, levels: int) -> dict[str | bytes, Any]:
-    files: dict[str | bytes, Any] = {"src/a.py": "a = 1\n"}
-    for level in range(levels + 1):
-        path = WF if level == 0 else f".github/workflows/w{level}.yml"
-        lines = ["on: workflow_call", "jobs:"]
-        for index in range(callers):
-            lines.append(f"  j{index}:")
-            if level < levels:
-                lines.append(f"    uses: ./.github/workflows/w{level + 1}.yml")
-            else:
-                lines.append("    steps: [{run: make}]")
-        files[path] = "\n".join(lines) + "\n"
-    return files
 
 
 def peak_rss_kib(pid: int) -> int:
@@ -126,7 +112,7 @@ def main() -> None:
         env["PYTHONPATH"] = str(code)
         for callers, levels in shapes:
             repo = GitRepo.init(root / f"repo-{callers}x{levels}")
-            base = repo.commit(fan_out(callers, levels))
+            base = repo.commit(fan_out_commit(callers, levels))
             head = repo.commit({"src/a.py": "a = 2\n"}, parents=[base])
             tasks = root / "tasks.yml"
             tasks.write_text(TASKS, "utf-8")

@@ -66,6 +66,22 @@ def start(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[s
     )
 
 
+def start_harness(
+    script: str, script_args: list[str], env: dict[str, str], cwd: Path
+) -> subprocess.Popen[str]:
+    """``python -c script`` with ``script_args``, then ``plan`` for the command it runs."""
+    return subprocess.Popen(
+        [sys.executable, "-c", script, *script_args, "plan"],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
+
+
 def wait_until(condition: Callable[[], bool], process: subprocess.Popen[str], what: str) -> None:
     deadline = time.monotonic() + WAIT_SECONDS
     while not condition():
@@ -386,16 +402,7 @@ def test_cancel_while_the_command_loads(tmp_path: Path, sent: signal.Signals, ho
         for folder in Path(__file__).resolve().parents
         if (folder / "pyproject.toml").is_file()
     )
-    process = subprocess.Popen(
-        [sys.executable, "-c", LOADING, str(marker), how, str(pyproject), "plan"],
-        env=environ,
-        cwd=env.root,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_default_sigint,
-    )
+    process = start_harness(LOADING, [str(marker), how, str(pyproject)], environ, env.root)
     wait_until(marker.exists, process, "the command started loading")
     process.send_signal(sent)
     code, out, err = finish(process)
@@ -439,16 +446,7 @@ def test_a_signal_after_the_command_returned_ends_with_128_plus_the_signal(
         env.inputs["mode"] = "Enforce"  # an invalid input: nothing is published
     environ = env.environ()
     marker = tmp_path / "returned"
-    process = subprocess.Popen(
-        [sys.executable, "-c", AFTER_THE_COMMAND, str(marker), "plan"],
-        env=environ,
-        cwd=env.root,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_default_sigint,
-    )
+    process = start_harness(AFTER_THE_COMMAND, [str(marker)], environ, env.root)
     wait_until(marker.exists, process, "the command returned")
     process.send_signal(sent)
     code, out, err = finish(process)

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from support.cliutil import run_cli
+from support.fanout import fan_out_commit
 from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
@@ -29,24 +30,9 @@ other:
 TIMEOUT_S = 60
 
 
-def fan_out(callers: int, levels: int) -> dict[str | bytes, str]:
-    files: dict[str | bytes, str] = {}
-    for level in range(levels + 1):
-        path = WF if level == 0 else f".github/workflows/w{level}.yml"
-        lines = ["on: workflow_call", "jobs:"]
-        for index in range(callers):
-            lines.append(f"  j{index}:")
-            if level < levels:
-                lines.append(f"    uses: ./.github/workflows/w{level + 1}.yml")
-            else:
-                lines.append("    steps: [{run: make}]")
-        files[path] = "\n".join(lines) + "\n"
-    return files
-
-
 def repository(root: Path) -> tuple[GitRepo, str, str, Path]:
     repo = GitRepo.init(root / "repo")
-    base = repo.commit({**fan_out(6, 9), "src/a.py": "a = 1\n"})
+    base = repo.commit(fan_out_commit(6, 9))
     head = repo.commit({"src/a.py": "a = 2\n"}, parents=[base])
     tasks = root / "tasks.yml"
     tasks.write_text(TASKS, "utf-8")

@@ -16,13 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
-from support.gitblock import GitProcesses, blocking_repository
+from support.gitblock import GitProcesses, blocking_repository, record_git_processes
 from support.gitrepo import GitRepo
 from support.hardstop import hard_stop
 
 from jev_select import contracts as c
 from jev_select.cli import main
-from jev_select.edges import git_runner
 from jev_select.errors import input_error_message
 
 pytestmark = pytest.mark.posix
@@ -34,9 +33,7 @@ TASKS = "unit:\n  description: Runs the unit tests.\n  force_paths: [src/**]\n"
 
 @pytest.fixture
 def processes(monkeypatch: pytest.MonkeyPatch) -> GitProcesses:
-    record = GitProcesses()
-    monkeypatch.setattr(git_runner, "_live", record)
-    return record
+    return record_git_processes(monkeypatch)
 
 
 @pytest.fixture

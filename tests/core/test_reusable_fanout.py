@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.fanout import fan_out
 
 from jev_select import contracts as c
 from jev_select.core.evidence import (
@@ -48,22 +49,6 @@ def calls(*targets: str, steps: str | None = None) -> str:
     if steps is not None:
         lines += ["  s:", "    steps:", steps]
     return "\n".join(lines) + "\n"
-
-
-def fan_out(callers: int, levels: int) -> dict[str, str]:
-    """ci.yml and w1 ... w<levels>: each has ``callers`` jobs calling the next; the last runs."""
-    files = {}
-    for level in range(levels + 1):
-        path = WF if level == 0 else workflow(f"w{level}")
-        lines = ["on: workflow_call", "jobs:"]
-        for index in range(callers):
-            lines.append(f"  j{index}:")
-            if level < levels:
-                lines.append(f"    uses: {call(f'w{level + 1}')}")
-            else:
-                lines.append("    steps: [{run: make}]")
-        files[path] = "\n".join(lines) + "\n"
-    return files
 
 
 class Forgetful(dict[Any, Any]):

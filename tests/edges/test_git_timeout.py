@@ -12,12 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-from support.gitblock import GitProcesses, blocking_repository
+from support.gitblock import GitProcesses, blocking_repository, record_git_processes
 from support.gitrepo import GitRepo
 from support.hardstop import hard_stop
 
 from jev_select import contracts as c
-from jev_select.edges import git_runner
 from jev_select.edges.git import GitSession
 from jev_select.edges.git_local import is_git_repository, resolve_local_revision
 from jev_select.edges.git_runner import (
@@ -38,9 +37,7 @@ ENOUGH = 10.0
 
 @pytest.fixture
 def processes(monkeypatch: pytest.MonkeyPatch) -> GitProcesses:
-    record = GitProcesses()
-    monkeypatch.setattr(git_runner, "_live", record)
-    return record
+    return record_git_processes(monkeypatch)
 
 
 @pytest.fixture

@@ -15,9 +15,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from jev_select.edges import git_runner
 from support.gitrepo import GitRepo
 
-__all__ = ["GitProcesses", "blocking_repository"]
+__all__ = ["GitProcesses", "blocking_repository", "record_git_processes"]
 
 
 def blocking_repository(root: Path) -> tuple[GitRepo, str]:
@@ -52,6 +55,13 @@ class GitProcesses(set[Any]):
             if not alive or time.monotonic() >= deadline:
                 return alive
             time.sleep(0.05)
+
+
+def record_git_processes(monkeypatch: pytest.MonkeyPatch) -> GitProcesses:
+    """Put a ``GitProcesses`` in place of the runner's set of live processes for one test."""
+    record = GitProcesses()
+    monkeypatch.setattr(git_runner, "_live", record)
+    return record
 
 
 def _group_exists(group: int) -> bool:
