@@ -165,6 +165,7 @@ def _inherited_git_variables(environment: Mapping[str, str]) -> list[str]:
 
 
 _gitpython_modules: tuple[ModuleType, ModuleType] | None = None
+_gitpython_lock = threading.Lock()
 
 
 def _gitpython() -> tuple[ModuleType, ModuleType]:
@@ -178,19 +179,22 @@ def _gitpython() -> tuple[ModuleType, ModuleType]:
     without git must fail the fetch like any other git error instead, so the lookup is kept quiet.
     """
     global _gitpython_modules
-    if _gitpython_modules is None:
-        set_aside = {name: value for name, value in os.environ.items() if _kept_from_git(name)}
-        for name in set_aside:
-            del os.environ[name]
-        os.environ["GIT_PYTHON_REFRESH"] = "quiet"
-        try:
-            import git.cmd
-            import git.exc
-        finally:
-            del os.environ["GIT_PYTHON_REFRESH"]
-            os.environ.update(set_aside)
-        _gitpython_modules = (git.cmd, git.exc)
-    return _gitpython_modules
+    # Worker threads may run git at once: one of them imports, the others wait for it, so no
+    # thread sets aside what another one has just put in place.
+    with _gitpython_lock:
+        if _gitpython_modules is None:
+            set_aside = {name: value for name, value in os.environ.items() if _kept_from_git(name)}
+            for name in set_aside:
+                os.environ.pop(name, None)
+            os.environ["GIT_PYTHON_REFRESH"] = "quiet"
+            try:
+                import git.cmd
+                import git.exc
+            finally:
+                os.environ.pop("GIT_PYTHON_REFRESH", None)
+                os.environ.update(set_aside)
+            _gitpython_modules = (git.cmd, git.exc)
+        return _gitpython_modules
 
 
 # Every git process runs in a session of its own, so that one kill of its process group also
