@@ -241,7 +241,7 @@ def plant(tree: Path, module: str, line: str) -> None:
         "from ..edges.httpio import BearerAuth",
         "from .. import cli",
         "from ..replay import run",
-        "import jev_select.pipeline",
+        "import jev_select.app.pipeline",
     ],
 )
 def test_a_planted_core_import_is_caught(tree: Path, line: str) -> None:
@@ -283,3 +283,58 @@ def test_a_heavy_import_in_the_package_root_is_caught(tree: Path) -> None:
 def test_a_heavy_import_behind_a_public_name_is_caught(tree: Path) -> None:
     plant(tree, f"{PACKAGE}.edges.readers", "import git")
     assert "git" in heavy_modules_loaded(tree)
+
+
+# ---------------------------------------------------------------------------------------------
+# The tree: a small package root, one shell module per subcommand, nothing below the shell
+# importing it
+# ---------------------------------------------------------------------------------------------
+
+SHELL = f"{PACKAGE}.cli"
+APP = f"{PACKAGE}.app"
+# Layers below the shell: none of them may import it.
+BELOW_THE_SHELL = (f"{PACKAGE}.core", f"{PACKAGE}.edges", APP)
+
+
+def shell_violations(root: Path) -> list[str]:
+    graph = import_graph(root)
+    return sorted(
+        f"{module} imports {target}"
+        for module, targets in graph.items()
+        if module.startswith(BELOW_THE_SHELL)
+        for target in targets
+        if target == SHELL or target.startswith(SHELL + ".")
+    )
+
+
+def test_nothing_below_the_shell_imports_it() -> None:
+    assert shell_violations(ROOT) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "line"),
+    [
+        (f"{PACKAGE}.edges.readers", "from ..cli import console"),
+        (f"{APP}.pipeline", "from ..cli.progress import Progress"),
+    ],
+)
+def test_a_planted_shell_import_is_caught(tree: Path, module: str, line: str) -> None:
+    plant(tree, module, line)
+    assert shell_violations(tree) != []
+
+
+def test_the_package_root_holds_at_most_six_modules() -> None:
+    modules = sorted(path.name for path in (ROOT / PACKAGE).glob("*.py"))
+    assert len(modules) <= 6, modules
+
+
+def test_every_subcommand_is_a_shell_module_named_after_it() -> None:
+    from jev_select import contracts as c
+    from jev_select.cli import SUBCOMMANDS
+
+    commands = {c.COMMAND_PLAN, *SUBCOMMANDS}
+    for command in commands:
+        assert (ROOT / PACKAGE / "cli" / f"{command.replace('-', '_')}.py").is_file(), command
+    assert {name: module for name, module in SUBCOMMANDS.items()} == {
+        name: name.replace("-", "_") for name in SUBCOMMANDS
+    }

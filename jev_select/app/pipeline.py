@@ -14,18 +14,18 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from . import contracts as c
-from .core.models import Collection, Commits, Inputs, MetadataResult, ObservationOutcome, Plan
-from .core.policy import choose_bypass, decide, score_decisions
-from .core.report import build_report, validate_report
-from .core.tasks import compute_selection_hash
+from .. import contracts as c
+from ..core.models import Collection, Commits, Inputs, MetadataResult, ObservationOutcome, Plan
+from ..core.policy import choose_bypass, decide, score_decisions
+from ..core.report import build_report, validate_report
+from ..core.tasks import compute_selection_hash
 
 if TYPE_CHECKING:
-    from .core.evidence import ActionFile
-    from .edges.git import GitSession
-    from .edges.git_runner import GitTimeBound
-    from .edges.jev_client import Sender
-    from .edges.metadata_lookup import MetadataLookups
+    from ..core.evidence import ActionFile
+    from ..edges.git import GitSession
+    from ..edges.git_runner import GitTimeBound
+    from ..edges.jev_client import Sender
+    from ..edges.metadata_lookup import MetadataLookups
 
 __all__ = [
     "ChangePreview",
@@ -116,8 +116,8 @@ def run_plan_pipeline(
         # Imported here rather than at the top: a bypass (every push, fork or run without a key)
         # needs neither git nor HTTP, and loading GitPython, requests and urllib3 would cost it
         # more than all its own work.
-        from .core.grouping import GroupingError, prepare_observation
-        from .edges.evaluate import run_observation
+        from ..core.grouping import GroupingError, prepare_observation
+        from ..edges.evaluate import run_observation
 
         collection, metadata = _collect(inputs, run)
         commits = collection.commits
@@ -224,8 +224,8 @@ def _collect(inputs: Inputs, run: RunContext) -> tuple[Collection, MetadataResul
 
     One git session serves both, so the metadata is read from the objects just verified.
     """
-    from .edges.collect import collect_change
-    from .edges.git import GitSession
+    from ..edges.collect import collect_change
+    from ..edges.git import GitSession
 
     commits = run.commits
     with GitSession(
@@ -272,7 +272,7 @@ def _gaps(metadata: MetadataResult | None) -> dict[str, tuple[str, ...]]:
 
 
 def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> MetadataResult:
-    from .core.evidence import ExpansionBudget, resolve_metadata
+    from ..core.evidence import ExpansionBudget, resolve_metadata
 
     commits = run.commits
     needs_files = any(
@@ -302,7 +302,7 @@ def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> M
             budget=ExpansionBudget(clock=time.monotonic),
         )
 
-    from .edges.metadata_lookup import resolve_with_lookups
+    from ..edges.metadata_lookup import resolve_with_lookups
 
     return resolve_with_lookups(
         inputs.tasks,
@@ -341,7 +341,7 @@ def preview_change(
     run without a key still sees collection errors, protected paths, ``force_paths``, ``always``
     and metadata gaps. Other bypasses (``force-all``) do stop it.
     """
-    from .core.grouping import GroupingError, prepare_observation
+    from ..core.grouping import GroupingError, prepare_observation
 
     tasks = inputs.tasks
     started = clock()

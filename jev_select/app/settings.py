@@ -1,6 +1,6 @@
 """Settings shared by the local commands (``plan`` in local mode, ``history``).
 
-Shell module: the task table file and flags become validated inputs with the rules of local
+Application module: the task table file and flags become validated inputs with the rules of local
 ``plan`` (docs/reference.md, "Local use"), and external action metadata is looked up through the
 GitHub API only on first use.
 """
@@ -11,26 +11,26 @@ import argparse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from . import contracts as c
-from .core.inputs import parse_inputs, threshold_syntax_ok, trim
-from .core.models import Inputs
-from .edges.files import open_regular_file
-from .errors import InputError
+from .. import contracts as c
+from ..core.inputs import parse_inputs, threshold_syntax_ok, trim
+from ..core.models import Inputs
+from ..edges.files import open_regular_file
+from ..errors import InputError
 
 if TYPE_CHECKING:
-    from .edges.metadata_lookup import LookupApi, MetadataLookups
+    from ..edges.metadata_lookup import LookupApi, MetadataLookups
 
 __all__ = ["local_inputs", "metadata_lookups", "read_tasks_file"]
 
 
 def metadata_lookups(server_origin: str, api_url: str | None, token: str) -> MetadataLookups:
     """GitHub lookups for one run, the HTTP client loaded on the first lookup only."""
-    from .edges.metadata_lookup import MetadataLookups
+    from ..edges.metadata_lookup import MetadataLookups
 
     def make_api() -> LookupApi | None:
         # Loaded on the first lookup only: most runs never look anything up (every bypass,
         # every table without jobs) and must not pay for importing the HTTP stack.
-        from .edges.github_api import GitHubApi, api_root
+        from ..edges.github_api import GitHubApi, api_root
 
         root = api_root(server_origin, api_url)
         # An unusable GITHUB_API_URL must not send the token to another host: no lookups at

@@ -1,31 +1,36 @@
 """The ``jev-select`` command: parsing the command line and running the chosen subcommand.
 
-Shell module (docs/reference.md, "Commands", "Failure codes", "Publication", "Local use"). ``plan``
-is :mod:`.plan` (its arguments), with
-:mod:`.plan_github` and :mod:`.plan_local` for its two modes; the other subcommands register
-themselves through :mod:`.commands`. Every failure becomes one fixed diagnostic line and exit
-code 1 with nothing published; nothing supplied by the user, a provider or git is ever printed.
-SIGINT and SIGTERM become one fixed line and exit code 130 or 143 (``cancellation``).
+The shell (docs/reference.md, "Commands", "Failure codes", "Publication", "Local use"). Every
+subcommand is a module of this package named after it (``read-block`` is :mod:`.read_block`),
+with a ``register`` function that adds its parser and handler; :data:`SUBCOMMANDS` lists them.
+``plan`` is :mod:`.plan` (its arguments), with :mod:`.plan_github` and :mod:`.plan_local` for its
+two modes; :mod:`.console` and :mod:`.progress` are what every subcommand prints with. The
+orchestration below the shell is :mod:`jev_select.app`.
+
+Every failure becomes one fixed diagnostic line and exit code 1 with nothing published; nothing
+supplied by the user, a provider or git is ever printed. SIGINT and SIGTERM become one fixed line
+and exit code 130 or 143 (``cancellation``).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
+from .. import contracts as c
+from ..edges import cancellation
+from ..edges.environment import process_environment
+from ..errors import InvocationError, failure_message
+from ..version import __version__
 from . import console
-from . import contracts as c
-from .edges import cancellation
-from .edges.environment import process_environment
-from .errors import InvocationError, failure_message
 from .plan import add_plan_parser
 from .plan_github import print_masks, run_github_plan
 from .plan_local import run_local_plan
-from .version import __version__
 
 __all__ = ["main"]
 
@@ -44,13 +49,26 @@ class _Parser(argparse.ArgumentParser):
         raise InvocationError(message)
 
 
-def _build_parser(command: str | None = None) -> _Parser:
-    """The command-line parser; for ``plan``, with that subcommand only.
+# The subcommands beyond ``plan``, in the order ``--help`` lists them, each with the module of
+# this package that adds it (``register``) and runs it. A module is imported only when its
+# subcommand is the one asked for, or when the whole list is needed (``--help``, a missing or
+# unknown subcommand): the analyzer, the results client and the replay never load for a plan.
+SUBCOMMANDS: Mapping[str, str] = {
+    c.COMMAND_ANALYZE: "analyze",
+    c.COMMAND_RESULTS: "results",
+    c.COMMAND_BLOCK: "block",
+    c.COMMAND_READ_BLOCK: "read_block",
+    c.COMMAND_REPLAY: "replay",
+    c.COMMAND_CHECK: "check",
+    c.COMMAND_CALIBRATE: "calibrate",
+    c.COMMAND_HISTORY: "history",
+    c.COMMAND_ROLLOUT: "rollout",
+}
 
-    The other subcommands bring the shadow analyzer, the results client and the evaluation replay
-    with their imports, which ``plan`` (on every pull request, in GitHub's hot path) never needs.
-    Parsing ``plan ...`` gives the same result either way.
-    """
+
+def _build_parser(command: str | None = None) -> _Parser:
+    """The command-line parser: with ``command``'s subcommand only when it names one, else with
+    every subcommand. Parsing ``<command> ...`` gives the same result either way."""
     parser = _Parser(
         prog=c.PRODUCT_NAME,
         description="Select the CI tasks a pull request needs.",
@@ -58,17 +76,15 @@ def _build_parser(command: str | None = None) -> _Parser:
     )
     parser.add_argument("--version", action="version", version=f"{c.PRODUCT_NAME} {__version__}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
-    add_plan_parser(commands).set_defaults(handler=run_plan)
-    if command != c.COMMAND_PLAN:
-        _register_extra_commands(commands)
+    if command is None or command not in SUBCOMMANDS:
+        add_plan_parser(commands).set_defaults(handler=run_plan)
+    if command == c.COMMAND_PLAN:
+        return parser
+    chosen = SUBCOMMANDS.get(command) if command is not None else None
+    modules = [chosen] if chosen is not None else list(SUBCOMMANDS.values())
+    for module in modules:
+        importlib.import_module(f"{__name__}.{module}").register(commands)
     return parser
-
-
-def _register_extra_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
-    """Subcommands beyond ``plan`` add themselves here."""
-    from . import commands as extra
-
-    extra.register(commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,23 +13,23 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import console
-from . import contracts as c
-from .core.calibrate import (
+from .. import contracts as c
+from ..core.calibrate import (
     calibrate,
     calibration_markdown,
     calibration_table,
     parse_thresholds,
 )
-from .core.jsonutil import code_unit_key, pretty_json
-from .core.shadow import AnalysisError
-from .edges.readers import read_measurement
-from .errors import InvocationError
+from ..core.jsonutil import code_unit_key, pretty_json
+from ..core.shadow import AnalysisError
+from ..edges.readers import read_measurement
+from ..errors import InvocationError
+from . import console
 
-__all__ = ["register_calibrate", "run_calibrate"]
+__all__ = ["register", "run_calibrate"]
 
 
-def register_calibrate(commands: argparse._SubParsersAction[Any]) -> None:
+def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add ``calibrate`` to the ``jev-select`` parser."""
     calibrate_parser = commands.add_parser(
         c.COMMAND_CALIBRATE,

@@ -14,29 +14,29 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from . import contracts as c
-from .core.check import check_table
-from .core.check_problems import Problem, check_exit_code, problems_json, problems_text
-from .core.check_repository import Repository
-from .core.evidence import ActionFile
-from .edges.files import open_regular_file
-from .edges.git_local import (
+from .. import contracts as c
+from ..core.check import check_table
+from ..core.check_problems import Problem, check_exit_code, problems_json, problems_text
+from ..core.check_repository import Repository
+from ..core.evidence import ActionFile
+from ..edges.files import open_regular_file
+from ..edges.git_local import (
     is_git_repository,
     local_file_at,
     local_tree_paths,
     resolve_local_revision,
 )
-from .edges.git_runner import GitTimeBound
-from .edges.github_api import GitHubApi, api_root
+from ..edges.git_runner import GitTimeBound
+from ..edges.github_api import GitHubApi, api_root
 
-__all__ = ["register_check", "run_check"]
+__all__ = ["register", "run_check"]
 
 
 class CheckUsageError(Exception):
     """The command line cannot be served; the message is printed with the usage (exit 2)."""
 
 
-def register_check(commands: argparse._SubParsersAction[Any]) -> None:
+def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add ``check`` to the ``jev-select`` parser."""
     check = commands.add_parser(
         c.COMMAND_CHECK,

@@ -11,9 +11,9 @@ import contextlib
 import sys
 from collections.abc import Mapping
 
-from . import contracts as c
-from .edges import cancellation
-from .errors import InputError, PlanningFailure, failure_message, input_error_message
+from .. import contracts as c
+from ..edges import cancellation
+from ..errors import InputError, PlanningFailure, failure_message, input_error_message
 
 __all__ = ["cancelled", "emit", "emit_for", "failure_text", "github_mode", "write"]
 

@@ -17,9 +17,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from . import console
-from . import contracts as c
-from .core.history import (
+from .. import contracts as c
+from ..core.history import (
     ChangeOutcome,
     LogEntry,
     calendar_date,
@@ -27,19 +26,20 @@ from .core.history import (
     history_table,
     select_changes,
 )
-from .core.jsonutil import pretty_json
-from .core.models import Commits, Inputs
-from .core.policy import choose_bypass
-from .core.report import report_text
-from .edges.environment import temp_root
-from .edges.git_local import is_git_repository, local_first_parent_log, resolve_local_revision
-from .edges.git_runner import GitTimeBound
-from .edges.publish import write_report_file
-from .edges.remotes import normalise_remote
-from .errors import CodedError, InputError, InvocationError, PlanningFailure
+from ..core.jsonutil import pretty_json
+from ..core.models import Commits, Inputs
+from ..core.policy import choose_bypass
+from ..core.report import report_text
+from ..edges.environment import temp_root
+from ..edges.git_local import is_git_repository, local_first_parent_log, resolve_local_revision
+from ..edges.git_runner import GitTimeBound
+from ..edges.publish import write_report_file
+from ..edges.remotes import normalise_remote
+from ..errors import CodedError, InputError, InvocationError, PlanningFailure
+from . import console
 from .progress import end_steps, show_step
 
-__all__ = ["register_history", "run_history"]
+__all__ = ["register", "run_history"]
 
 _INPUT_FLAGS = (
     c.INPUT_MODEL,
@@ -55,7 +55,7 @@ class HistoryFailure(CodedError):
     """The dry run stopped; carries a code of ``HISTORY_FAILURE_CODES``."""
 
 
-def register_history(commands: argparse._SubParsersAction[Any]) -> None:
+def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add ``history`` to the ``jev-select`` parser."""
     history = commands.add_parser(
         c.COMMAND_HISTORY,
@@ -105,7 +105,7 @@ def register_history(commands: argparse._SubParsersAction[Any]) -> None:
 def _inputs(namespace: argparse.Namespace, environ: Mapping[str, str]) -> Inputs:
     # The local plan's own input rules, in shadow mode and head mode: each change is its
     # merge or squash commit against the first parent.
-    from .local_settings import local_inputs
+    from ..app.settings import local_inputs
 
     settings = argparse.Namespace(**vars(namespace))
     settings.mode = c.MODE_SHADOW
@@ -168,8 +168,8 @@ def _run(
     last: int,
     since: str | None,
 ) -> list[ChangeOutcome]:
-    from .local_settings import metadata_lookups
-    from .pipeline import RunContext, preview_change, run_plan_pipeline
+    from ..app.pipeline import RunContext, preview_change, run_plan_pipeline
+    from ..app.settings import metadata_lookups
 
     repo = os.path.abspath(namespace.repo or ".")
     # One bound for the whole dry run: after one git command timed out, none is started again.

@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .. import contracts as c
+from ..errors import InputError
 from . import console
-from . import contracts as c
-from .errors import InputError
 
 __all__ = ["LOCAL_ONLY_FLAGS", "add_plan_parser", "emit_tasks_hint"]
 

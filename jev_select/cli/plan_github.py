@@ -17,15 +17,16 @@ from collections.abc import Mapping
 
 import attrs
 
-from . import console
-from . import contracts as c
-from .core.inputs import github_inputs, parse_inputs
-from .core.models import Commits, Inputs
-from .core.render import log_line, render_outputs, render_summary
-from .core.report import report_text
-from .core.tasks import parse_tasks
-from .edges import cancellation
-from .edges.environment import (
+from .. import contracts as c
+from ..app.pipeline import PlanResult, RunContext, run_plan_pipeline
+from ..app.settings import metadata_lookups
+from ..core.inputs import github_inputs, parse_inputs
+from ..core.models import Commits, Inputs
+from ..core.render import log_line, render_outputs, render_summary
+from ..core.report import report_text
+from ..core.tasks import parse_tasks
+from ..edges import cancellation
+from ..edges.environment import (
     GitHubContext,
     is_merge_group_event,
     is_pull_request_event,
@@ -34,7 +35,7 @@ from .edges.environment import (
     parse_pull_request,
     read_github_context,
 )
-from .edges.publish import (
+from ..edges.publish import (
     append_outputs,
     append_summary,
     close_outputs,
@@ -43,12 +44,11 @@ from .edges.publish import (
     remove_report,
     write_report,
 )
-from .edges.remotes import default_remote, normalise_remote
-from .errors import InputError, InvocationError, PlanningFailure, failure_message
-from .local_settings import metadata_lookups
-from .pipeline import PlanResult, RunContext, run_plan_pipeline
+from ..edges.remotes import default_remote, normalise_remote
+from ..errors import InputError, InvocationError, PlanningFailure, failure_message
+from ..version import __version__
+from . import console
 from .plan import LOCAL_ONLY_FLAGS, emit_tasks_hint
-from .version import __version__
 
 __all__ = ["print_masks", "run_github_plan"]
 
@@ -167,7 +167,7 @@ def _with_tasks_file(
 ) -> Inputs:
     """``inputs`` with the table of input ``tasks-file``, read at the base commit (never the
     head). Unreadable is the input error of ``tasks-file``; bad content that of ``tasks``."""
-    from .edges.tasks_file import read_tasks_file
+    from ..edges.tasks_file import read_tasks_file
 
     assert inputs.tasks_file is not None
     text = read_tasks_file(
@@ -221,7 +221,7 @@ def _github_commits(inputs: Inputs, context: GitHubContext) -> _EventFacts:
     number = parse_manual_number(inputs.pull_request, context.event_name)
     merge_mode = inputs.tested_ref == c.TESTED_REF_MERGE
     if number is not None:
-        from .edges.github_api import GitHubApi, api_root
+        from ..edges.github_api import GitHubApi, api_root
 
         root = api_root(context.server_origin, context.api_url)
         if root is None:

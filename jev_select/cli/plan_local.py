@@ -16,26 +16,26 @@ import sys
 import time
 from collections.abc import Mapping
 
-from . import console
-from . import contracts as c
-from .core.models import Commits, Inputs
-from .core.plan_view import failure_line, render_preview
-from .core.render import render_terminal
-from .core.report import report_text
-from .edges import cancellation
-from .edges.environment import temp_root
-from .edges.git_local import (
+from .. import contracts as c
+from ..app.pipeline import PlanResult, RunContext, run_plan_pipeline
+from ..app.settings import local_inputs, metadata_lookups
+from ..core.models import Commits, Inputs
+from ..core.plan_view import failure_line, render_preview
+from ..core.render import render_terminal
+from ..core.report import report_text
+from ..edges import cancellation
+from ..edges.environment import temp_root
+from ..edges.git_local import (
     default_local_base,
     is_git_repository,
     local_merge_parents,
     resolve_local_revision,
 )
-from .edges.git_runner import GitTimeBound
-from .edges.publish import write_report_file
-from .edges.remotes import normalise_remote
-from .errors import InputError
-from .local_settings import local_inputs, metadata_lookups
-from .pipeline import PlanResult, RunContext, run_plan_pipeline
+from ..edges.git_runner import GitTimeBound
+from ..edges.publish import write_report_file
+from ..edges.remotes import normalise_remote
+from ..errors import InputError
+from . import console
 from .plan import emit_tasks_hint
 from .progress import Progress
 

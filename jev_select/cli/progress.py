@@ -14,7 +14,7 @@ import time
 from types import TracebackType
 from typing import TextIO
 
-from . import contracts as c
+from .. import contracts as c
 
 __all__ = ["Progress", "end_steps", "show_step"]
 

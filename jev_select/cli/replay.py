@@ -9,22 +9,22 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .. import console
 from .. import contracts as c
 from ..core.jsonutil import (
     pretty_json,
 )
 from ..errors import InvocationError
-from .corpus import DEFAULT_CORPUS_DIR, ReplayFailure
-from .metrics import render_table, result_json
-from .run import RECORD_LIVE, RECORD_SYNTHETIC, replay_corpus, write_text
+from ..replay.corpus import DEFAULT_CORPUS_DIR, ReplayFailure
+from ..replay.metrics import render_table, result_json
+from ..replay.run import RECORD_LIVE, RECORD_SYNTHETIC, replay_corpus, write_text
+from . import console
 
 # ---------------------------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------------------------
 
 
-def register_replay(commands: argparse._SubParsersAction[Any]) -> None:
+def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add ``jev-select replay`` to the command parser."""
     replay = commands.add_parser(
         c.COMMAND_REPLAY,

@@ -23,19 +23,18 @@ from typing import Any
 
 import attrs
 
-from . import console
-from . import contracts as c
-from .core.history import calendar_date
-from .core.inputs import is_repository_name
-from .core.jsonutil import pretty_json
-from .core.results import (
+from .. import contracts as c
+from ..core.history import calendar_date
+from ..core.inputs import is_repository_name
+from ..core.jsonutil import pretty_json
+from ..core.results import (
     ResultsFailure,
     build_results,
     job_outcome,
     parse_job_map,
     validate_results,
 )
-from .core.rollout import (
+from ..core.rollout import (
     AnswerRefused,
     RunOutcome,
     WorkflowRun,
@@ -47,15 +46,16 @@ from .core.rollout import (
     workflow_reference,
     workflow_run,
 )
-from .edges.artifacts import report_from_zip
-from .edges.github_actions import ActionsHistory, ArtifactGone, RateLimitExceeded
-from .edges.github_api import api_root_from_environment
-from .edges.httpio import HttpFailure, HttpTooLarge
-from .edges.readers import parse_report, read_json
-from .errors import CodedError, InvocationError
+from ..edges.artifacts import report_from_zip
+from ..edges.github_actions import ActionsHistory, ArtifactGone, RateLimitExceeded
+from ..edges.github_api import api_root_from_environment
+from ..edges.httpio import HttpFailure, HttpTooLarge
+from ..edges.readers import parse_report, read_json
+from ..errors import CodedError, InvocationError
+from . import console
 from .progress import end_steps, show_step
 
-__all__ = ["register_rollout", "run_rollout"]
+__all__ = ["register", "run_rollout"]
 
 _FIRST_ATTEMPT = 1
 _NOT_FOUND = 404
@@ -75,7 +75,7 @@ def _bounded_integer(low: int, high: int) -> Any:
     return parse
 
 
-def register_rollout(commands: argparse._SubParsersAction[Any]) -> None:
+def register(commands: argparse._SubParsersAction[Any]) -> None:
     """Add ``rollout`` to the ``jev-select`` parser."""
     rollout = commands.add_parser(
         c.COMMAND_ROLLOUT,

@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from .. import contracts as c
+from ..app.pipeline import RunContext, run_plan_pipeline
 from ..core.inputs import parse_inputs
 from ..core.jsonutil import (
     canonical_json,
@@ -25,7 +26,6 @@ from ..edges import jev_client
 from ..edges.environment import temp_root
 from ..edges.jev_client import Sender
 from ..errors import InputError
-from ..pipeline import RunContext, run_plan_pipeline
 from .corpus import (
     CAMPAIGN_FILE,
     CAMPAIGN_VERSION,

@@ -453,7 +453,7 @@ def test_only_genuine_errors_choose_the_diagnostic(
     error: Exception,
     expected: str,
 ) -> None:
-    from jev_select import plan_github
+    from jev_select.cli import plan_github
 
     def raising(*_args: object, **_kwargs: object) -> object:
         raise error
@@ -473,7 +473,7 @@ def test_only_genuine_errors_choose_the_diagnostic(
 def test_local_mode_unexpected_error_is_internal_error_on_stderr(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from jev_select import plan_local
+    from jev_select.cli import plan_local
 
     def raising(*_args: object, **_kwargs: object) -> object:
         raise ValueError("SECRET")
@@ -485,7 +485,7 @@ def test_local_mode_unexpected_error_is_internal_error_on_stderr(
 
 
 def test_an_unusable_api_url_sends_no_token_anywhere(monkeypatch: pytest.MonkeyPatch) -> None:
-    from jev_select import local_settings
+    from jev_select.app import settings as local_settings
     from jev_select.core.evidence import ActionFile
     from jev_select.core.inputs import parse_inputs
     from jev_select.edges import github_api

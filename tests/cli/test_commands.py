@@ -13,7 +13,7 @@ from support.reports import make_report
 
 from jev_select import contracts as c
 from jev_select.cli import main
-from jev_select.commands import plan_json
+from jev_select.cli.read_block import plan_json
 from jev_select.core.plan_block import read_plan_block, render_plan_block
 from jev_select.core.report import report_text
 from jev_select.version import __version__

@@ -6,7 +6,7 @@ import io
 import time
 
 from jev_select import contracts as c
-from jev_select.progress import Progress
+from jev_select.cli.progress import Progress
 
 
 class _Terminal(io.StringIO):
