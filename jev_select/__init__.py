@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from .errors import InputError, PlanningFailure
+from .errors import InputError, JevSelectError, PlanningFailure
 from .version import __version__
 
 # The API is loaded on first use (PEP 562): ``jev-select plan`` imports this package before any of
@@ -90,6 +90,7 @@ __all__ = [
     "GroupingError",
     "InputError",
     "Inputs",
+    "JevSelectError",
     "Plan",
     "PlanBlock",
     "PlanningFailure",

@@ -8,13 +8,22 @@ __all__ = [
     "CodedError",
     "InputError",
     "InvocationError",
+    "JevSelectError",
     "PlanningFailure",
     "failure_message",
     "input_error_message",
 ]
 
 
-class InputError(Exception):
+class JevSelectError(Exception):
+    """The root of every exception this package raises, so a caller can catch them all at once.
+
+    The one exception outside it is ``edges.cancellation.Cancelled``: a cancellation derives from
+    ``BaseException`` on purpose, so that no ``except Exception`` on the way out can swallow it.
+    """
+
+
+class InputError(JevSelectError):
     """An input failed validation. Carries only the field name (``field``)."""
 
     def __init__(self, field: str) -> None:
@@ -25,7 +34,7 @@ class InputError(Exception):
         return self.field
 
 
-class InvocationError(Exception):
+class InvocationError(JevSelectError):
     """The command line is not one the product accepts.
 
     ``message`` is argparse's explanation, shown with the usage in local mode only; GitHub mode
@@ -40,7 +49,7 @@ class InvocationError(Exception):
         return ""
 
 
-class CodedError(Exception):
+class CodedError(JevSelectError):
     """A failure that carries only a fixed code (``code``), never text from its cause.
 
     Each stage subclasses it with its own vocabulary, so a diagnostic can never be built from a

@@ -58,7 +58,12 @@ def test_every_exported_name_resolves_where_the_table_says() -> None:
     import importlib
 
     lazy = jev_select._LAZY
-    assert set(jev_select.__all__) == set(lazy) | {"InputError", "PlanningFailure", "__version__"}
+    assert set(jev_select.__all__) == set(lazy) | {
+        "InputError",
+        "JevSelectError",
+        "PlanningFailure",
+        "__version__",
+    }
     for name, module in lazy.items():
         defining = importlib.import_module(module, "jev_select")
         assert getattr(jev_select, name) is getattr(defining, name), name
@@ -67,3 +72,23 @@ def test_every_exported_name_resolves_where_the_table_says() -> None:
 
 def test_an_unknown_name_is_an_attribute_error() -> None:
     assert not hasattr(jev_select, "no_such_function")
+
+
+def test_every_exception_of_the_package_has_one_root() -> None:
+    import importlib
+    import inspect
+    import pkgutil
+
+    from jev_select.edges.cancellation import Cancelled
+
+    found = []
+    for info in pkgutil.walk_packages(jev_select.__path__, "jev_select."):
+        module = importlib.import_module(info.name)
+        for _, value in inspect.getmembers(module, inspect.isclass):
+            if value.__module__ == info.name and issubclass(value, BaseException):
+                found.append(value)
+    assert len(found) > 20
+    # A cancellation stays a BaseException: no ``except Exception`` may swallow it.
+    assert [error for error in found if not issubclass(error, jev_select.JevSelectError)] == [
+        Cancelled
+    ]

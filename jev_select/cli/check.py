@@ -28,11 +28,12 @@ from ..edges.git_local import (
 )
 from ..edges.git_runner import GitTimeBound
 from ..edges.github_api import GitHubApi, api_root
+from ..errors import JevSelectError
 
 __all__ = ["register", "run_check"]
 
 
-class CheckUsageError(Exception):
+class CheckUsageError(JevSelectError):
     """The command line cannot be served; the message is printed with the usage (exit 2)."""
 
 

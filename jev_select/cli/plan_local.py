@@ -34,7 +34,7 @@ from ..edges.git_local import (
 from ..edges.git_runner import GitTimeBound
 from ..edges.publish import write_report_file
 from ..edges.remotes import normalise_remote
-from ..errors import InputError
+from ..errors import InputError, JevSelectError
 from . import console
 from .plan import emit_tasks_hint
 from .progress import Progress
@@ -137,7 +137,7 @@ def _remove_local_report(path: str | None) -> None:
             os.unlink(path)
 
 
-class _DefaultBaseMissing(Exception):
+class _DefaultBaseMissing(JevSelectError):
     """Neither default base resolved; the user never named one."""
 
 

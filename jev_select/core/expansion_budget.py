@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .. import contracts as c
+from ..errors import JevSelectError
 
 __all__ = ["ExpansionBudget", "OverBudget"]
 
 
-class OverBudget(Exception):
+class OverBudget(JevSelectError):
     """The budget cannot pay for the call being expanded."""
 
 

@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..errors import JevSelectError
+
 __all__ = [
     "JsonError",
     "canonical_json",
@@ -28,7 +30,7 @@ __all__ = [
 _encode_string = json.encoder.py_encode_basestring
 
 
-class JsonError(ValueError):
+class JsonError(JevSelectError, ValueError):
     """A JSON text is not strict JSON. Carries no part of the text."""
 
 

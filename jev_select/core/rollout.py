@@ -17,6 +17,7 @@ from typing import Any, TypeGuard
 import attrs
 
 from .. import contracts as c
+from ..errors import JevSelectError
 from .columns import align_columns
 from .jsonutil import pretty_json
 
@@ -45,7 +46,7 @@ _SHA40 = re.compile(r"[0-9a-f]{40}")
 _HEAD_EVENTS = ("pull_request", "merge_group", "push")
 
 
-class AnswerRefused(Exception):
+class AnswerRefused(JevSelectError):
     """An API record the command cannot read with certainty; the run stops (``invalid-answer``)."""
 
 

@@ -25,6 +25,7 @@ from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStar
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .. import contracts as c
+from ..errors import JevSelectError
 from .jsonutil import format_number
 
 __all__ = ["YamlStrictError", "compose_strict", "load_strict", "mapping_key_text"]
@@ -76,7 +77,7 @@ KIND_SCALAR = "scalar"
 KIND_KEY = "key"
 
 
-class YamlStrictError(ValueError):
+class YamlStrictError(JevSelectError, ValueError):
     """The text is not acceptable strict YAML. Deliberately carries no detail of the text.
 
     ``kind`` (one of the ``KIND_*`` words) and ``index`` (the character offset of the refused

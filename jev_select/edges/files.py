@@ -13,6 +13,8 @@ import os
 import stat
 from typing import BinaryIO
 
+from ..errors import JevSelectError
+
 __all__ = ["NotRegularFile", "open_regular_file"]
 
 # Windows has neither flag, and no FIFO a path can name.
@@ -26,7 +28,7 @@ _FLAGS = (
 )
 
 
-class NotRegularFile(OSError):
+class NotRegularFile(JevSelectError, OSError):
     """The path names a FIFO, a device, a socket or a directory. Carries nothing of the path."""
 
 

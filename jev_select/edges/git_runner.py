@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..core.credentials import basic_credential, usable_token
+from ..errors import JevSelectError
 from . import cancellation
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ _OBJECT_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 LOWER_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
-class GitError(Exception):
+class GitError(JevSelectError):
     """A git command did not give a usable answer. Carries no git output."""
 
 

@@ -19,6 +19,7 @@ from requests.utils import parse_header_links
 from .. import contracts as c
 from ..core.jsonutil import JsonError, strict_loads
 from ..core.rollout import AnswerRefused, rate_limit_wait
+from ..errors import JevSelectError
 from .github_api import GitHubApi, repository_path
 from .httpio import HttpFailure, HttpResponse
 
@@ -30,11 +31,11 @@ _LOCATION = "location"
 _GONE_STATUSES = (404, 410)
 
 
-class RateLimitExceeded(Exception):
+class RateLimitExceeded(JevSelectError):
     """GitHub asked for a wait longer than what is left of the budget."""
 
 
-class ArtifactGone(Exception):
+class ArtifactGone(JevSelectError):
     """The artifact no longer exists (expired or deleted)."""
 
 

@@ -29,6 +29,8 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import PoolManager
 
+from ..errors import JevSelectError
+
 __all__ = [
     "BearerAuth",
     "HttpFailure",
@@ -52,7 +54,7 @@ _TRANSPORT_ERRORS = (
 T = TypeVar("T")
 
 
-class HttpFailure(Exception):
+class HttpFailure(JevSelectError):
     """Transport failure, refused redirect or non-2xx status. ``kind`` names which."""
 
     def __init__(
