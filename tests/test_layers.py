@@ -338,3 +338,11 @@ def test_every_subcommand_is_a_shell_module_named_after_it() -> None:
     assert {name: module for name, module in SUBCOMMANDS.items()} == {
         name: name.replace("-", "_") for name in SUBCOMMANDS
     }
+
+
+def test_no_module_of_the_package_is_over_600_lines() -> None:
+    sizes = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in (ROOT / PACKAGE).rglob("*.py")
+    }
+    assert {path: size for path, size in sizes.items() if size > 600} == {}

@@ -1,0 +1,46 @@
+"""The extra subcommands: analyze, results, block and read-block."""
+
+from __future__ import annotations
+
+from typing import Final
+
+# --------------------------------------------------------------------------------------------
+# commands / readers / analyze / results: the extra subcommands (docs/reference.md,
+# "Step summary and plan block", "Shadow analysis")
+# --------------------------------------------------------------------------------------------
+
+COMMAND_RESULTS: Final = "results"
+COMMAND_BLOCK: Final = "block"
+COMMAND_READ_BLOCK: Final = "read-block"
+STDIN_PATH: Final = "-"
+NO_PLAN_BLOCK_MESSAGE: Final = "jev-select: no usable plan block; run every task."
+NO_PLAN_BLOCK_EXIT_CODE: Final = 3
+BLOCK_INVALID_REPORT_MESSAGE: Final = (
+    "jev-select: the report is not a valid v5 report; no plan block written."
+)
+READ_BLOCK_MAX_BYTES: Final = 16 * 1_048_576
+REPORT_READ_MAX_BYTES: Final = 64 * 1_048_576
+RESULTS_READ_MAX_BYTES: Final = 16 * 1_048_576
+ANALYSIS_FORMAT_JSON: Final = "json"
+ANALYSIS_FORMAT_TABLE: Final = "table"
+ANALYSIS_FORMATS: Final = (ANALYSIS_FORMAT_JSON, ANALYSIS_FORMAT_TABLE)
+
+# Building a results file from the GitHub REST API (docs/shadow-mode.md).
+RESULTS_FAILURE_TEMPLATE: Final = "jev-select: results not built ({code})."
+RESULTS_INVALID_REPORT: Final = "invalid-report"
+RESULTS_INVALID_JOB_MAP: Final = "invalid-job-map"
+RESULTS_INVALID_SETTINGS: Final = "invalid-settings"
+RESULTS_JOBS_UNAVAILABLE: Final = "jobs-unavailable"
+RESULTS_UNWRITABLE: Final = "results-unwritable"
+RESULTS_FAILURE_CODES: Final = (
+    RESULTS_INVALID_REPORT,
+    RESULTS_INVALID_JOB_MAP,
+    RESULTS_INVALID_SETTINGS,
+    RESULTS_JOBS_UNAVAILABLE,
+    RESULTS_UNWRITABLE,
+)
+RESULTS_JOBS_PER_PAGE: Final = 100
+RESULTS_MAX_PAGES: Final = 50
+MATRIX_JOB_NAME_SEPARATOR: Final = " ("
+# Worst first: a task's result is the worst result among its jobs.
+TASK_RESULT_SEVERITY: Final = ("failure", "cancelled", "skipped", "success")

@@ -1,0 +1,47 @@
+"""jev-select history: selection of changes, columns and messages."""
+
+from __future__ import annotations
+
+from typing import Final
+
+# --------------------------------------------------------------------------------------------
+# jev-select history (docs/shadow-mode.md, "Before any CI change: a dry run over recent history")
+# --------------------------------------------------------------------------------------------
+
+COMMAND_HISTORY: Final = "history"
+HISTORY_DEFAULT_LAST: Final = 20
+HISTORY_MAX_LAST: Final = 1000
+# First-parent commits read to find the changes: enough for a thousand squash merges among
+# direct pushes; the log is names and subjects only.
+HISTORY_LOG_COMMITS: Final = 20_000
+HISTORY_LOG_CAP: Final = 16 * 1_048_576
+# Above this many Jev requests a run with a key needs --yes.
+HISTORY_MAX_REQUESTS_WITHOUT_YES: Final = 50
+HISTORY_SINCE_PATTERN: Final = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+HISTORY_SQUASH_SUBJECT_PATTERN: Final = r".*\(#[0-9]+\)\s*"
+HISTORY_KIND_MERGE: Final = "merge"
+HISTORY_KIND_SQUASH: Final = "squash"
+HISTORY_KIND_FIRST_PARENT: Final = "first-parent"
+HISTORY_FORMAT_TABLE: Final = "table"
+HISTORY_FORMAT_JSON: Final = "json"
+HISTORY_FORMATS: Final = (HISTORY_FORMAT_TABLE, HISTORY_FORMAT_JSON)
+HISTORY_FAILURE_TEMPLATE: Final = "jev-select: history failed ({code})."
+HISTORY_INVALID_REPOSITORY: Final = "invalid-repository"
+HISTORY_LOG_UNREADABLE: Final = "log-unreadable"
+HISTORY_NO_CHANGES: Final = "no-changes"
+HISTORY_NEEDS_YES: Final = "confirmation-required"
+HISTORY_OUT_UNWRITABLE: Final = "out-unwritable"
+HISTORY_FAILURE_CODES: Final = (
+    HISTORY_INVALID_REPOSITORY,
+    HISTORY_LOG_UNREADABLE,
+    HISTORY_NO_CHANGES,
+    HISTORY_NEEDS_YES,
+    HISTORY_OUT_UNWRITABLE,
+)
+HISTORY_REQUESTS_TEMPLATE: Final = (
+    "jev-select: history will send {requests} Jev requests for {changes} changes."
+)
+HISTORY_NEEDS_YES_TEMPLATE: Final = (
+    "jev-select: more than {limit} Jev requests need --yes; nothing was sent."
+)
+PROGRESS_STEP_TEMPLATE: Final = "jev-select: {phase} {index}/{total} {item}"
