@@ -551,6 +551,18 @@ def test_the_documented_artifact_name_is_the_one_rollout_reads() -> None:
     assert f"`{SHADOW_ARTIFACT}`" in (ROOT / "docs" / "shadow-mode.md").read_text("utf-8")
 
 
+def test_every_rollout_detail_is_in_the_vocabulary_and_the_guide() -> None:
+    declared = {
+        value
+        for name, value in vars(c).items()
+        if name.startswith("ROLLOUT_DETAIL_") and isinstance(value, str)
+    }
+    assert set(c.ROLLOUT_DETAILS) == declared
+    assert len(c.ROLLOUT_DETAILS) == len(declared)
+    guide = (ROOT / "docs" / "shadow-mode.md").read_text("utf-8")
+    assert [detail for detail in c.ROLLOUT_DETAILS if f"`{detail}`" not in guide] == []
+
+
 def test_shadow_archives_use_the_documented_artifact() -> None:
     uploads = 0
     for path, job_id, job in example_jobs():

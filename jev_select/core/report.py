@@ -20,9 +20,6 @@ from .models import ChangeSet, ChunkRecord, Commits, Observation, Plan, RequestR
 
 __all__ = ["build_report", "report_text", "validate_report"]
 
-# Report keys that happen to equal names owned elsewhere in contracts: the report records the
-# very value published under that name.
-
 # Written key order of one job_metadata entry (docs/reference.md, "Job metadata").
 _METADATA_KEY_ORDER = (
     "incomplete",
