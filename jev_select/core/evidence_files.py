@@ -19,6 +19,7 @@ import yaml
 
 from .. import contracts as c
 from .expansion_budget import ExpansionBudget
+from .inputs import is_repository_name
 from .jsonutil import JsonError, strict_loads
 from .yamlstrict import YamlStrictError, load_strict, mapping_key_text
 
@@ -331,7 +332,7 @@ class MetadataFiles:
             or not ref
             or len(segments) < 3
             or is_dynamic(uses)
-            or re.fullmatch(c.REPOSITORY_PATTERN, "/".join(segments[:2]), re.ASCII) is None
+            or not is_repository_name("/".join(segments[:2]))
             or any(segment in ("", ".", "..") for segment in segments)
         ):
             return None
@@ -393,7 +394,7 @@ class MetadataFiles:
             not separator
             or not ref
             or len(segments) < 2
-            or re.fullmatch(c.REPOSITORY_PATTERN, "/".join(segments[:2]), re.ASCII) is None
+            or not is_repository_name("/".join(segments[:2]))
             or any(segment in ("", ".", "..") for segment in segments)
         ):
             return c.WARN_ACTION_METADATA_UNAVAILABLE
