@@ -13,8 +13,8 @@ from typing import Any
 
 from .. import contracts as c
 from ..core.jsonutil import pretty_json
-from ..core.shadow import AnalysisError, aggregate, aggregate_table, analysis_table, analyze_shadow
-from ..edges.readers import read_measurement
+from ..core.shadow import AnalysisError, aggregate, aggregate_table, analysis_table
+from ..edges.readers import read_analysis
 from ..errors import InvocationError
 from . import console
 
@@ -43,7 +43,7 @@ def run_analyze(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
         raise InvocationError("REPORT and RESULTS files come in pairs")
     try:
         analyses = [
-            _analyze_pair(paths[index], paths[index + 1]) for index in range(0, len(paths), 2)
+            read_analysis(paths[index], paths[index + 1]) for index in range(0, len(paths), 2)
         ]
     except AnalysisError as error:
         code = (
@@ -58,8 +58,3 @@ def run_analyze(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
         view = aggregate(analyses)
         console.write(aggregate_table(view) if table else pretty_json(view) + "\n")
     return 0
-
-
-def _analyze_pair(report_path: str, results_path: str) -> dict[str, Any]:
-    measurement = read_measurement(report_path, results_path)
-    return analyze_shadow(measurement.report, measurement.results)

@@ -19,6 +19,7 @@ from .files import open_regular_file
 
 __all__ = [
     "parse_report",
+    "read_analysis",
     "read_bytes",
     "read_json",
     "read_measurement",
@@ -94,16 +95,27 @@ def parse_report(data: bytes) -> dict[str, Any] | None:
         return None
 
 
-def read_measurement(report_path: str, results_path: str) -> Measurement:
-    """The shadow report and results file of one ``analyze`` or ``calibrate`` pair, once they
-    passed every check of the shadow analysis; raises ``AnalysisError`` with the first failing
-    check's code (an unreadable file is ``invalid-shadow-measurement``).
-
-    The one reader of both commands, so that neither accepts a pair the other refuses.
-    """
+def _read_pair(report_path: str, results_path: str) -> tuple[Any, Any]:
     report = read_json(report_path, c.REPORT_READ_MAX_BYTES)
     results = read_json(results_path, c.RESULTS_READ_MAX_BYTES)
     if report is None or results is None:
         raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT)
+    return report, results
+
+
+def read_analysis(report_path: str, results_path: str) -> dict[str, Any]:
+    """The shadow analysis of one ``analyze`` pair; raises ``AnalysisError`` with the first
+    failing check's code (an unreadable file is ``invalid-shadow-measurement``)."""
+    return analyze_shadow(*_read_pair(report_path, results_path))
+
+
+def read_measurement(report_path: str, results_path: str) -> Measurement:
+    """The shadow report and results file of one ``calibrate`` pair, once they passed every
+    check of the shadow analysis, with the codes of :func:`read_analysis`.
+
+    Both read a pair the same way and refuse it by the same checks (``analyze_shadow``), so
+    neither command accepts a pair the other refuses.
+    """
+    report, results = _read_pair(report_path, results_path)
     analyze_shadow(report, results)
     return Measurement(report=report, results=results)
