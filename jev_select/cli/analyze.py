@@ -1,8 +1,8 @@
 """``jev-select analyze REPORT RESULTS [REPORT RESULTS ...]``: shadow reports against CI results.
 
-Shell module (docs/reference.md, "Shadow analysis"). Each pair is read through the one
-measurement reader that ``calibrate`` uses too; the output is the analysis as JSON or a table, or
-one fixed line naming the first failing check.
+Shell module (docs/reference.md, "Shadow analysis"). Each pair is read and refused exactly as
+``calibrate`` reads and refuses it (``edges.readers``); the output is the analysis as JSON or a
+table, or one fixed line naming the first failing check.
 """
 
 from __future__ import annotations

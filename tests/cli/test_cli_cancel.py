@@ -53,9 +53,9 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def start(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+def _popen(command: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "jev_select", *args],
+        command,
         env=env,
         cwd=cwd,
         stdin=subprocess.DEVNULL,
@@ -64,22 +64,17 @@ def start(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[s
         text=True,
         preexec_fn=_default_sigint,
     )
+
+
+def start(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+    return _popen([sys.executable, "-m", "jev_select", *args], env, cwd)
 
 
 def start_harness(
     script: str, script_args: list[str], env: dict[str, str], cwd: Path
 ) -> subprocess.Popen[str]:
     """``python -c script`` with ``script_args``, then ``plan`` for the command it runs."""
-    return subprocess.Popen(
-        [sys.executable, "-c", script, *script_args, "plan"],
-        env=env,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_default_sigint,
-    )
+    return _popen([sys.executable, "-c", script, *script_args, "plan"], env, cwd)
 
 
 def wait_until(condition: Callable[[], bool], process: subprocess.Popen[str], what: str) -> None:
