@@ -26,16 +26,15 @@ import json
 import math
 import os
 import re
-import signal
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from types import FrameType
 from typing import Any, TypeVar
 
 import pytest
 import yaml
 from hypothesis import event, given
 from hypothesis import strategies as st
+from support.hardstop import hard_stop
 from support.strategies import (
     JSON_LEAVES,
     JSON_VALUES,
@@ -73,26 +72,9 @@ WATCHDOG_SECONDS = 20.0
 EXAMPLES: collections.Counter[str] = collections.Counter()
 
 
-class Hang(BaseException):
-    """Raised by the watchdog; a BaseException so no ``except Exception`` can swallow it."""
-
-
-@contextlib.contextmanager
-def watchdog(seconds: float = WATCHDOG_SECONDS) -> Iterator[None]:
-    def on_alarm(_signum: int, _frame: FrameType | None) -> None:
-        raise Hang()
-
-    if not hasattr(signal, "SIGALRM"):
-        # Windows has no interval timer: a hang there runs into the CI job's timeout instead.
-        yield
-        return
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+def watchdog(seconds: float = WATCHDOG_SECONDS) -> contextlib.AbstractContextManager[None]:
+    """Fail an example that hangs (``HardStop``, a BaseException nothing can swallow)."""
+    return hard_stop(seconds)
 
 
 def bounded(name: str, call: Callable[[], T]) -> T:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.calibration import ALL_PAIRS, REPORT_A, RESULTS_A
+from support.calibration import ALL_PAIRS, REPORT_A, RESULTS_A, write_measurement
 
 from jev_select import contracts as c
 from jev_select.cli import main
@@ -27,19 +27,10 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def _write(directory: Path, report: dict[str, Any], results: dict[str, Any]) -> list[str]:
-    directory.mkdir(parents=True, exist_ok=True)
-    report_path = directory / "report.json"
-    results_path = directory / "results.json"
-    report_path.write_text(report_text(report), "utf-8")
-    results_path.write_text(json.dumps(results), "utf-8")
-    return [str(report_path), str(results_path)]
-
-
 def _pairs(tmp_path: Path) -> list[str]:
     args: list[str] = []
     for index, (report, results) in enumerate(ALL_PAIRS):
-        args += _write(tmp_path / f"run-{index}", report, results)
+        args += write_measurement(tmp_path / f"run-{index}", report, results)
     return args
 
 
@@ -89,7 +80,7 @@ def test_a_bad_measurement_fails_with_the_analyze_code(
 ) -> None:
     wrong = json.loads(json.dumps(RESULTS_A))
     wrong["tasks"]["api"]["duration_ms"] = -1
-    args = _write(tmp_path / "a", REPORT_A, wrong)
+    args = write_measurement(tmp_path / "a", REPORT_A, wrong)
     code, out, err = run(capsys, "calibrate", *args)
     assert (code, out) == (1, "")
     assert err == "jev-select: calibration failed (invalid-task-result).\n"

@@ -14,12 +14,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.calibration import ALL_PAIRS, REPORT_A, REPORT_B, RESULTS_A, RESULTS_B
+from support.calibration import (
+    ALL_PAIRS,
+    REPORT_A,
+    REPORT_B,
+    RESULTS_A,
+    RESULTS_B,
+    write_measurement,
+)
 
 from jev_select import contracts as c
 from jev_select.cli import main
 from jev_select.core.calibrate import Measurement, calibrate
-from jev_select.core.report import report_text, validate_report
+from jev_select.core.report import validate_report
 from jev_select.core.shadow import AnalysisError, analyze_shadow
 from jev_select.edges.readers import read_measurement
 
@@ -48,15 +55,6 @@ def _local_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
 
 
-def _write(directory: Path, report: dict[str, Any], results: dict[str, Any]) -> list[str]:
-    directory.mkdir(parents=True, exist_ok=True)
-    report_path = directory / "report.json"
-    results_path = directory / "results.json"
-    report_path.write_text(report_text(report), "utf-8")
-    results_path.write_text(json.dumps(results), "utf-8")
-    return [str(report_path), str(results_path)]
-
-
 @pytest.mark.parametrize("name", list(REFUSED))
 def test_the_report_is_valid_by_its_schema(name: str) -> None:
     # What is refused is not a malformed file: only the scores and the proposals disagree.
@@ -67,7 +65,7 @@ def test_the_report_is_valid_by_its_schema(name: str) -> None:
 def test_analyze_and_calibrate_refuse_it_with_the_same_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
-    arguments = _write(tmp_path, *REFUSED[name])
+    arguments = write_measurement(tmp_path, *REFUSED[name])
     for command, template in (
         ("analyze", c.ANALYSIS_FAILURE_TEMPLATE),
         ("calibrate", c.CALIBRATE_FAILURE_TEMPLATE),
@@ -86,7 +84,7 @@ def test_the_library_functions_refuse_it_too(name: str, tmp_path: Path) -> None:
     for action in (
         lambda: analyze_shadow(report, results),
         lambda: calibrate([Measurement(report, results)]),
-        lambda: read_measurement(*_write(tmp_path, report, results)),
+        lambda: read_measurement(*write_measurement(tmp_path, report, results)),
     ):
         with pytest.raises(AnalysisError) as raised:
             action()
@@ -99,7 +97,7 @@ def test_an_earlier_check_keeps_its_own_code(tmp_path: Path) -> None:
     wrong = copy.deepcopy(results)
     del wrong["tasks"]["api"]
     with pytest.raises(AnalysisError) as raised:
-        read_measurement(*_write(tmp_path, report, wrong))
+        read_measurement(*write_measurement(tmp_path, report, wrong))
     assert raised.value.code == c.ANALYSIS_TASK_RESULTS_MISMATCH
 
 
@@ -108,7 +106,7 @@ def test_every_pair_one_accepts_the_other_accepts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], pair: int
 ) -> None:
     report, results = ALL_PAIRS[pair]
-    arguments = _write(tmp_path, report, results)
+    arguments = write_measurement(tmp_path, report, results)
     measurement = read_measurement(*arguments)
     assert measurement == Measurement(report, results)
     assert main(["analyze", *arguments]) == 0

@@ -6,9 +6,12 @@ change a score or a duration here and those tables change with it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from jev_select.core.report import report_text
 from support.reports import make_report
 
 SHADOW = "shadow-mode"
@@ -193,3 +196,16 @@ ALL_PAIRS = (
     (REPORT_D, RESULTS_D),
     (REPORT_E, RESULTS_E),
 )
+
+
+def write_measurement(
+    directory: Path, report: dict[str, Any], results: dict[str, Any]
+) -> list[str]:
+    """``report.json`` and ``results.json`` in ``directory``: the paths of one REPORT RESULTS
+    pair, as ``analyze`` and ``calibrate`` take them."""
+    directory.mkdir(parents=True, exist_ok=True)
+    report_path = directory / "report.json"
+    results_path = directory / "results.json"
+    report_path.write_text(report_text(report), "utf-8")
+    results_path.write_text(json.dumps(results), "utf-8")
+    return [str(report_path), str(results_path)]
