@@ -1,0 +1,192 @@
+"""The one strict converter between parsed JSON values and the typed documents of the product.
+
+Every document jev-select writes and reads back (report v5, the plan block, results files,
+recordings, rollout data) is a tree of frozen attrs classes. This module turns a parsed JSON value
+into such a tree and back, and nothing else in the package builds or takes apart those documents
+by hand.
+
+The converter is strict where JSON Schema is strict, so that a document is never half-understood:
+- an object with a key its class does not declare is refused (``forbid_extra_keys``);
+- nothing is coerced: a string stays a string, a boolean is never a number, an integer field takes
+  only an exact integer, a number field only a finite int or float (kept as it was read, so that a
+  document written back is byte-identical), and NaN or Infinity are refused;
+- a failure names the path of the field and the constraint it broke, never the value it found.
+
+JSON Schema remains the contract check at the edges; the converter is what makes the value typed.
+"""
+
+from __future__ import annotations
+
+import math
+import typing
+from collections.abc import Callable
+from enum import StrEnum
+from typing import TypeVar
+
+import cattrs
+from cattrs.cols import (
+    homogenous_tuple_structure_factory,
+    is_mapping,
+    is_sequence,
+    list_structure_factory,
+    mapping_structure_factory,
+)
+from cattrs.dispatch import StructureHook
+from cattrs.errors import ForbiddenExtraKeysError
+
+from ..errors import JevSelectError
+
+__all__ = [
+    "CONVERTER",
+    "DocumentError",
+    "structure",
+    "unstructure",
+]
+
+T = TypeVar("T")
+HookFactory = Callable[[type, cattrs.Converter], StructureHook]
+
+
+class DocumentError(JevSelectError, ValueError):
+    """A document does not have the shape of its class.
+
+    ``path`` names the field (``$.tasks[2].score``) and ``constraint`` what it must be; neither ever
+    carries a value from the document.
+    """
+
+    def __init__(self, path: str, constraint: str) -> None:
+        super().__init__(path, constraint)
+        self.path = path
+        self.constraint = constraint
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.constraint}"
+
+
+class _Refused(ValueError):
+    """Raised by a primitive hook; carries only the constraint."""
+
+    def __init__(self, constraint: str) -> None:
+        super().__init__(constraint)
+        self.constraint = constraint
+
+
+def _exact(kind: type[T], constraint: str) -> Callable[[object, type[T]], T]:
+    def hook(value: object, _: type[T]) -> T:
+        if type(value) is not kind:
+            raise _Refused(constraint)
+        return value
+
+    return hook
+
+
+def _number(value: object, _: type[float]) -> float:
+    # JSON has one number type: an integral score reads as an int and must be written back as one.
+    if type(value) is int:
+        return value
+    if type(value) is float and math.isfinite(value):
+        return value
+    raise _Refused("a finite number")
+
+
+def _enum(value: object, kind: type[StrEnum]) -> StrEnum:
+    if type(value) is not str:
+        raise _Refused("a string of its vocabulary")
+    try:
+        return kind(value)
+    except ValueError:
+        raise _Refused("a string of its vocabulary") from None
+
+
+def _only(json_type: type, constraint: str, make: HookFactory) -> HookFactory:
+    """A container hook that first insists on the JSON type: a string is not a list of letters."""
+
+    def factory(kind: type, converter: cattrs.Converter) -> StructureHook:
+        inner = make(kind, converter)
+
+        def hook(value: object, target: object) -> object:
+            if type(value) is not json_type:
+                raise _Refused(constraint)
+            return inner(value, target)
+
+        return hook
+
+    return factory
+
+
+def _sequence_factory(kind: type, converter: cattrs.Converter) -> StructureHook:
+    if typing.get_origin(kind) is tuple:
+        return homogenous_tuple_structure_factory(kind, converter)
+    return list_structure_factory(kind, converter)
+
+
+def _mapping_factory(kind: type, converter: cattrs.Converter) -> StructureHook:
+    return mapping_structure_factory(kind, converter)
+
+
+def _make_converter() -> cattrs.Converter:
+    converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+    converter.register_structure_hook(str, _exact(str, "a string"))
+    converter.register_structure_hook(bool, _exact(bool, "a boolean"))
+    converter.register_structure_hook(int, _exact(int, "an integer"))
+    converter.register_structure_hook(float, _number)
+    # StrEnum precedes str in a vocabulary's MRO, so this hook, not the string one, reads it.
+    converter.register_structure_hook(StrEnum, _enum)
+    converter.register_unstructure_hook(StrEnum, lambda member: member.value)
+    converter.register_structure_hook_factory(
+        is_sequence, _only(list, "an array", _sequence_factory)
+    )
+    converter.register_structure_hook_factory(
+        is_mapping, _only(dict, "an object", _mapping_factory)
+    )
+    return converter
+
+
+CONVERTER = _make_converter()
+
+
+def _first_failure(error: BaseException, path: str) -> DocumentError:
+    """The first leaf failure of cattrs' exception tree, as a path and a constraint."""
+    if isinstance(error, ForbiddenExtraKeysError):
+        return DocumentError(path, "no keys beyond those of the schema")
+    if isinstance(error, cattrs.ClassValidationError | cattrs.IterableValidationError):
+        for child in error.exceptions:
+            notes = getattr(child, "__notes__", ())
+            step = ""
+            for note in notes:
+                name = getattr(note, "name", None)
+                index = getattr(note, "index", None)
+                if isinstance(name, str):
+                    step = f".{name}"
+                    break
+                if isinstance(index, int):
+                    step = f"[{index}]"
+                    break
+                if index is not None:
+                    # a mapping's key comes from the document: it is not repeated
+                    step = "[*]"
+                    break
+            return _first_failure(child, path + step)
+        return DocumentError(path, "a valid value")
+    if isinstance(error, _Refused):
+        return DocumentError(path, error.constraint)
+    if isinstance(error, KeyError):
+        return DocumentError(path, "a required key")
+    if isinstance(error, TypeError | AttributeError):
+        return DocumentError(path, "a value of the declared type")
+    return DocumentError(path, "a valid value")
+
+
+def structure(value: object, kind: type[T]) -> T:
+    """The typed document of ``value``, or ``DocumentError`` naming the first field that is off."""
+    try:
+        return CONVERTER.structure(value, kind)
+    except DocumentError:
+        raise
+    except Exception as error:  # cattrs wraps every leaf failure; reduce it to path + constraint
+        raise _first_failure(error, "$") from None
+
+
+def unstructure(document: object) -> object:
+    """The JSON value of a typed document (plain dicts, lists, strings, numbers, booleans, None)."""
+    return CONVERTER.unstructure(document)
