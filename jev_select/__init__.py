@@ -30,7 +30,10 @@ _LAZY: dict[str, str] = {
     "canonical_json": ".core.jsonutil",
     "compact_json": ".core.jsonutil",
     "compute_selection_hash": ".core.tasks",
+    "ChangeFacts": ".core.models",
     "Commits": ".core.models",
+    "Durations": ".core.models",
+    "Evaluation": ".core.models",
     "decide": ".core.policy",
     "format_number": ".core.jsonutil",
     "GroupingError": ".core.grouping",
@@ -39,6 +42,7 @@ _LAZY: dict[str, str] = {
     "parse_inputs": ".core.inputs",
     "parse_tasks": ".core.tasks",
     "Plan": ".core.models",
+    "RunFacts": ".core.models",
     "PlanBlock": ".core.plan_block",
     "prepare_observation": ".core.grouping",
     "read_plan_block": ".core.plan_block",
@@ -59,7 +63,16 @@ if TYPE_CHECKING:
     from .core.grouping import GroupingError, prepare_observation, split_diff
     from .core.inputs import parse_inputs
     from .core.jsonutil import canonical_json, compact_json, format_number
-    from .core.models import Commits, Inputs, Plan, TaskTable
+    from .core.models import (
+        ChangeFacts,
+        Commits,
+        Durations,
+        Evaluation,
+        Inputs,
+        Plan,
+        RunFacts,
+        TaskTable,
+    )
     from .core.plan_block import PlanBlock, read_plan_block, render_plan_block
     from .core.policy import decide, score_decisions
     from .core.questions import build_questions
@@ -86,7 +99,10 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AnalysisError",
+    "ChangeFacts",
     "Commits",
+    "Durations",
+    "Evaluation",
     "GroupingError",
     "InputError",
     "Inputs",
@@ -94,6 +110,7 @@ __all__ = [
     "Plan",
     "PlanBlock",
     "PlanningFailure",
+    "RunFacts",
     "TaskTable",
     "__version__",
     "analyze_shadow",

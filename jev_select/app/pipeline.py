@@ -15,17 +15,27 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .. import contracts as c
-from ..core.models import Collection, Commits, Inputs, MetadataResult, ObservationOutcome, Plan
+from ..core.models import (
+    ChangeFacts,
+    Collection,
+    Commits,
+    Durations,
+    Evaluation,
+    Inputs,
+    MetadataResult,
+    ObservationOutcome,
+    Plan,
+    RunFacts,
+)
 from ..core.policy import choose_bypass, decide, score_decisions
 from ..core.report import build_report, validate_report
 from ..core.tasks import compute_selection_hash
 
 if TYPE_CHECKING:
-    from ..core.evidence import ActionFile
+    from ..core.evidence import Lookups
     from ..edges.git import GitSession
     from ..edges.git_runner import GitTimeBound
     from ..edges.jev_client import Sender
-    from ..edges.metadata_lookup import MetadataLookups
 
 __all__ = [
     "ChangePreview",
@@ -35,11 +45,11 @@ __all__ = [
     "run_plan_pipeline",
 ]
 
-ActionFetcher = Callable[[str, str, str, str], "ActionFile | str"]
+def _no_lookups() -> Lookups:
+    # Imported on use: a bypass run never resolves metadata and must not load the evidence code.
+    from ..core.evidence import NoLookups
 
-
-def _no_external_actions(_owner: str, _repo: str, _path: str, _ref: str) -> ActionFile | str:
-    return "missing"
+    return NoLookups()
 
 
 @attrs.frozen
@@ -53,9 +63,9 @@ class RunContext:
     temp_root: str
     environ: Mapping[str, str] = attrs.field(repr=False)
     provenance_repository: str
-    fetch_action: ActionFetcher = _no_external_actions
-    # GitHub lookups of the run (bounded and concurrent); when set, replaces ``fetch_action``.
-    lookups: MetadataLookups | None = None
+    # Other repositories' actions and reusable workflows: GitHub's bounded, concurrent lookups,
+    # a replay snapshot, or none.
+    lookups: Lookups = attrs.field(factory=_no_lookups)
     # Replaces the HTTP transport of the evaluation phase (evaluation replay); None means HTTPS.
     send: Sender | None = None
     # A merge_group queue commit planned against its base (merge-group: select): verified by
@@ -151,50 +161,44 @@ def run_plan_pipeline(
         collected_at = clock()
 
     observation = outcome.observation if outcome is not None else None
-    decisions = (
-        score_decisions(observation, tasks.ids, inputs.skip_below)
-        if observation is not None
-        else None
+    change = ChangeFacts.of(collection, metadata) if collection is not None else None
+    evaluation = Evaluation(
+        observation=observation,
+        decisions=(
+            score_decisions(observation, tasks.ids, inputs.skip_below)
+            if observation is not None
+            else None
+        ),
+        grouping_error=grouping_error,
+        first_failure=outcome.error if outcome is not None else None,
+        model_returned=outcome.model_returned if outcome is not None else None,
+        usage=outcome.usage if outcome is not None else None,
     )
     plan = decide(
         tasks,
         mode=inputs.mode,
         bypass=bypass,
-        changed_paths=collection.known_paths if collection is not None else None,
-        collection_error=collection.error if collection is not None else None,
-        grouping_error=grouping_error,
-        decisions=decisions,
-        first_failure=outcome.error if outcome is not None else None,
-        observed=observation is not None,
-        group_count=len(observation.chunks) if observation is not None else 0,
-        metadata_incomplete=_incomplete(metadata),
+        change=change,
+        evaluation=evaluation,
         protected_paths=(inputs.tasks_file,) if inputs.tasks_file is not None else (),
     )
-    job_metadata: dict[str, Mapping[str, Any]] = {}
-    if metadata is not None:
-        for task_id, entry in metadata.evidence.items():
-            if entry.job_metadata is not None:
-                job_metadata[task_id] = entry.job_metadata
-    observation_error = grouping_error or (outcome.error if outcome is not None else None)
     report = build_report(
-        plan=plan,
-        tested_ref=tested_ref,
-        skip_below=inputs.skip_below,
-        commits=commits,
-        selection_hash=selection_hash,
-        change_set=collection.change_set if collection is not None else None,
-        observation=observation,
-        observation_error=observation_error,
-        model_requested=inputs.api_model,
-        model_expected=inputs.model,
-        model_returned=outcome.model_returned if outcome is not None else None,
-        usage=outcome.usage if outcome is not None else None,
-        job_metadata=job_metadata,
-        durations_ms={
-            "collection": _milliseconds(validated_at, collected_at),
-            "jev": jev_ms,
-            "total": _milliseconds(validated_at, clock()),
-        },
+        plan,
+        RunFacts(
+            tested_ref=tested_ref,
+            skip_below=inputs.skip_below,
+            commits=commits,
+            selection_hash=selection_hash,
+            model_requested=inputs.api_model,
+            model_expected=inputs.model,
+            durations_ms=Durations(
+                collection=_milliseconds(validated_at, collected_at),
+                jev=jev_ms,
+                total=_milliseconds(validated_at, clock()),
+            ),
+        ),
+        change,
+        evaluation,
     )
     validate_report(report)
     preview = None
@@ -254,12 +258,6 @@ def _collect(inputs: Inputs, run: RunContext) -> tuple[Collection, MetadataResul
     return collection, metadata
 
 
-def _incomplete(metadata: MetadataResult | None) -> frozenset[str]:
-    if metadata is None:
-        return frozenset()
-    return frozenset(task_id for task_id, entry in metadata.evidence.items() if entry.incomplete)
-
-
 def _gaps(metadata: MetadataResult | None) -> dict[str, tuple[str, ...]]:
     """Task ID to its metadata warnings, first-seen order; tasks without any are left out."""
     gaps: dict[str, tuple[str, ...]] = {}
@@ -272,7 +270,7 @@ def _gaps(metadata: MetadataResult | None) -> dict[str, tuple[str, ...]]:
 
 
 def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> MetadataResult:
-    from ..core.evidence import ExpansionBudget, resolve_metadata
+    from ..core.evidence import resolve_with_lookups
 
     commits = run.commits
     needs_files = any(
@@ -291,25 +289,13 @@ def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> M
             texts[path] = session.read_file_at(commits.metadata_sha, path, c.METADATA_FILE_CAP)
         return texts[path]
 
-    lookups = run.lookups
-    if lookups is None:
-        return resolve_metadata(
-            inputs.tasks,
-            read_file=read_file,
-            fetch_action=run.fetch_action,
-            repository=run.provenance_repository,
-            commit=commits.metadata_sha,
-            budget=ExpansionBudget(clock=time.monotonic),
-        )
-
-    from ..edges.metadata_lookup import resolve_with_lookups
-
     return resolve_with_lookups(
         inputs.tasks,
         read_file=read_file,
-        lookups=lookups,
+        lookups=run.lookups,
         repository=run.provenance_repository,
         commit=commits.metadata_sha,
+        clock=time.monotonic,
     )
 
 
@@ -368,14 +354,8 @@ def preview_change(
         tasks,
         mode=inputs.mode,
         bypass=c.REASON_FORCE_ALL if inputs.force_all else None,
-        changed_paths=collection.known_paths,
-        collection_error=collection.error,
-        grouping_error=grouping_error,
-        decisions=None,
-        first_failure=None,
-        observed=False,
-        group_count=0,
-        metadata_incomplete=_incomplete(metadata),
+        change=ChangeFacts.of(collection, metadata),
+        evaluation=Evaluation(grouping_error=grouping_error),
     )
     return ChangePreview(
         plan=plan,

@@ -63,7 +63,7 @@ class DocumentError(JevSelectError, ValueError):
         return f"{self.path}: {self.constraint}"
 
 
-class _Refused(ValueError):
+class _Refused(JevSelectError, ValueError):
     """Raised by a primitive hook; carries only the constraint."""
 
     def __init__(self, constraint: str) -> None:

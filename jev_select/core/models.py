@@ -15,11 +15,14 @@ import attrs
 from .. import contracts as c
 
 __all__ = [
+    "ChangeFacts",
     "ChangeSet",
     "ChunkRecord",
     "Collection",
     "Commits",
     "DiffGroup",
+    "Durations",
+    "Evaluation",
     "Inputs",
     "JobRef",
     "MetadataResult",
@@ -30,6 +33,7 @@ __all__ = [
     "PreparedGroup",
     "PreparedObservation",
     "RequestRecord",
+    "RunFacts",
     "Task",
     "TaskDecision",
     "TaskEvidence",
@@ -335,3 +339,91 @@ class MetadataResult:
     # Per task, explanations of its gaps for the terminal view and the step summary (never in
     # the report, whose warnings keep their fixed forms).
     notes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class ChangeFacts:
+    """What planning learned about the change before anything was sent: the input of the policy
+    and of the report on the side of the diff (docs/reference.md, "Changed paths and diff facts",
+    "Job metadata").
+
+    ``changed_paths`` are the paths known to collection, also when it failed but still knew them
+    (``None`` when it knew none); ``change_set`` is set only when the change was completely
+    collected; ``metadata_incomplete`` holds the IDs of tasks with a metadata gap.
+    """
+
+    changed_paths: tuple[str, ...] | None = None
+    collection_error: str | None = None
+    change_set: ChangeSet | None = None
+    metadata_incomplete: frozenset[str] = frozenset()
+    # Task ID to its report entry, for the tasks whose metadata resolution ran.
+    job_metadata: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+
+    @classmethod
+    def of(cls, collection: Collection, metadata: MetadataResult | None) -> ChangeFacts:
+        """The facts of a collection and of the metadata resolved from it (if it ran)."""
+        evidence = metadata.evidence if metadata is not None else {}
+        return cls(
+            changed_paths=collection.known_paths,
+            collection_error=collection.error,
+            change_set=collection.change_set,
+            metadata_incomplete=frozenset(
+                task_id for task_id, entry in evidence.items() if entry.incomplete
+            ),
+            job_metadata=frozen_mapping(
+                {
+                    task_id: entry.job_metadata
+                    for task_id, entry in evidence.items()
+                    if entry.job_metadata is not None
+                }
+            ),
+        )
+
+
+@attrs.frozen
+class Evaluation:
+    """What the evaluation phase observed, or why it could not (docs/reference.md, "Selection
+    policy", "Model identity and usage").
+
+    ``decisions`` come from ``score_decisions`` (``None`` when nothing was observed);
+    ``grouping_error`` is set when the change could not be grouped, so nothing was sent;
+    ``first_failure`` is the code of the first failed request.
+    """
+
+    observation: Observation | None = None
+    decisions: Mapping[str, object] | None = None
+    grouping_error: str | None = None
+    first_failure: str | None = None
+    model_returned: str | None = None
+    usage: Usage | None = None
+
+    @property
+    def observation_error(self) -> str | None:
+        """The report's ``observation_error``: why the observation is missing or incomplete."""
+        return self.grouping_error or self.first_failure
+
+    @property
+    def group_count(self) -> int:
+        return len(self.observation.chunks) if self.observation is not None else 0
+
+
+@attrs.frozen
+class Durations:
+    """The report's ``durations_ms``; ``jev`` is ``None`` when the evaluation phase never began."""
+
+    collection: float
+    jev: float | None
+    total: float
+
+
+@attrs.frozen
+class RunFacts:
+    """The facts of a run the report records beside the plan, the change and the evaluation."""
+
+    tested_ref: str
+    skip_below: float
+    commits: Commits
+    selection_hash: str
+    model_requested: str
+    model_expected: str
+    durations_ms: Durations

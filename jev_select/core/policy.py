@@ -11,7 +11,15 @@ from collections.abc import Collection, Mapping, Sequence
 
 from .. import contracts as c
 from .jsonutil import code_unit_key
-from .models import Observation, Plan, TaskDecision, TaskTable, frozen_mapping
+from .models import (
+    ChangeFacts,
+    Evaluation,
+    Observation,
+    Plan,
+    TaskDecision,
+    TaskTable,
+    frozen_mapping,
+)
 from .tasks import match_force_paths
 
 __all__ = ["choose_bypass", "decide", "score_decisions"]
@@ -130,27 +138,29 @@ def decide(
     *,
     mode: str,
     bypass: str | None,
-    changed_paths: Sequence[str] | None,
-    collection_error: str | None,
-    grouping_error: str | None,
-    decisions: Mapping[str, object] | None,
-    first_failure: str | None,
-    observed: bool,
-    group_count: int,
-    metadata_incomplete: Collection[str] = (),
+    change: ChangeFacts | None = None,
+    evaluation: Evaluation | None = None,
     protected_paths: Collection[str] = (),
 ) -> Plan:
     """Apply docs/reference.md, "Selection policy" to every task.
 
-    ``changed_paths`` are the paths known to the collection, also when it failed but still knew
-    them; ``decisions`` come from :func:`score_decisions` (``None`` when nothing was observed) and
-    are re-checked here because a malformed mapping must fall back rather than select.
-    ``observed`` says that an observation record exists, ``group_count`` how many groups it has and
-    ``first_failure`` the first request failure code. Each of ``mode``, ``bypass``,
-    ``collection_error``, ``grouping_error`` and ``first_failure`` must be in its vocabulary
-    (docs/reference.md, "Reason codes"), else ``ValueError``. ``protected_paths`` are exact
-    paths that bypass selection like a workflow edit when changed (the ``tasks-file`` table).
+    ``change`` is what collection and metadata found (``None`` when nothing was collected);
+    ``evaluation`` what was observed (``None`` when nothing was sent). Its decisions are re-checked
+    here because a malformed mapping must fall back rather than select. Each of ``mode``,
+    ``bypass``, the collection error, the grouping error and the first failure must be in its
+    vocabulary (docs/reference.md, "Reason codes"), else ``ValueError``. ``protected_paths`` are
+    exact paths that bypass selection like a workflow edit when changed (the ``tasks-file`` table).
     """
+    change = change if change is not None else ChangeFacts()
+    evaluation = evaluation if evaluation is not None else Evaluation()
+    changed_paths = change.changed_paths
+    collection_error = change.collection_error
+    metadata_incomplete = change.metadata_incomplete
+    grouping_error = evaluation.grouping_error
+    decisions = evaluation.decisions
+    first_failure = evaluation.first_failure
+    observed = evaluation.observation is not None
+    group_count = evaluation.group_count
     _check_vocabulary(
         mode=mode,
         bypass=bypass,

@@ -18,7 +18,16 @@ import attrs
 
 from .. import contracts as c
 from .jsonutil import code_unit_key
-from .models import ChunkRecord, Observation, RequestRecord, Task, TaskTable, Usage
+from .models import (
+    ChangeFacts,
+    ChunkRecord,
+    Evaluation,
+    Observation,
+    RequestRecord,
+    Task,
+    TaskTable,
+    Usage,
+)
 from .policy import decide, score_decisions
 
 __all__ = ["Redecision", "proposals_follow_scores", "redecide", "scored"]
@@ -116,14 +125,12 @@ def redecide(report: Mapping[str, Any], threshold: float) -> Redecision:
         table,
         mode=c.MODE_ENFORCE,
         bypass=None,
-        changed_paths=None,
-        collection_error=None,
-        grouping_error=None,
-        decisions=score_decisions(parsed, ids, threshold) if parsed is not None else None,
-        first_failure=report["observation_error"],
-        observed=parsed is not None,
-        group_count=len(parsed.chunks) if parsed is not None else 0,
-        metadata_incomplete=mandatory,
+        change=ChangeFacts(metadata_incomplete=mandatory),
+        evaluation=Evaluation(
+            observation=parsed,
+            decisions=score_decisions(parsed, ids, threshold) if parsed is not None else None,
+            first_failure=report["observation_error"],
+        ),
     )
     judged = tuple(
         task_id

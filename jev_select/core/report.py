@@ -16,7 +16,16 @@ from typing import Any
 from .. import contracts as c
 from ..errors import PlanningFailure
 from .jsonutil import code_unit_key, pretty_json, strict_loads
-from .models import ChangeSet, ChunkRecord, Commits, Observation, Plan, RequestRecord, Usage
+from .models import (
+    ChangeFacts,
+    ChunkRecord,
+    Evaluation,
+    Observation,
+    Plan,
+    RequestRecord,
+    RunFacts,
+    Usage,
+)
 
 __all__ = ["build_report", "report_text", "validate_report"]
 
@@ -101,29 +110,23 @@ def _metadata_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def build_report(
-    *,
     plan: Plan,
-    tested_ref: str,
-    skip_below: float,
-    commits: Commits,
-    selection_hash: str,
-    change_set: ChangeSet | None,
-    observation: Observation | None,
-    observation_error: str | None,
-    model_requested: str,
-    model_expected: str,
-    model_returned: str | None,
-    usage: Usage | None,
-    job_metadata: Mapping[str, Mapping[str, Any]],
-    durations_ms: Mapping[str, float | None],
+    run: RunFacts,
+    change: ChangeFacts | None = None,
+    evaluation: Evaluation | None = None,
 ) -> dict[str, Any]:
     """Report v5 as an ordered mapping (docs/reference.md, "Report fields").
 
-    ``change_set`` is given only when the change was completely collected; otherwise the diff
-    facts are null. ``durations_ms`` holds ``collection``, ``jev`` (None when not attempted) and
-    ``total``.
+    ``change`` is what collection and metadata found (``None`` when nothing was collected; its
+    diff facts are written only when the change was completely collected); ``evaluation`` what
+    was observed (``None`` when nothing was sent).
     """
-    if tested_ref == c.TESTED_REF_MERGE:
+    change = change if change is not None else ChangeFacts()
+    evaluation = evaluation if evaluation is not None else Evaluation()
+    commits = run.commits
+    change_set = change.change_set
+    observation = evaluation.observation
+    if run.tested_ref == c.TESTED_REF_MERGE:
         diff_base_sha: str | None = commits.base_sha
     else:
         diff_base_sha = commits.diff_base_sha
@@ -137,35 +140,35 @@ def build_report(
     }
     values: dict[str, Any] = {
         "version": c.REPORT_VERSION,
-        "tested_ref": tested_ref,
+        "tested_ref": run.tested_ref,
         "diff_base_sha": diff_base_sha,
         "job_metadata": {
             task_id: _metadata_entry(entry)
-            for task_id, entry in _sorted_mapping(job_metadata).items()
+            for task_id, entry in _sorted_mapping(change.job_metadata).items()
         },
-        "observation_error": observation_error,
+        "observation_error": evaluation.observation_error,
         "metadata_sha": commits.metadata_sha,
         "base_sha": commits.base_sha,
         "head_sha": commits.head_sha,
         "tested_sha": commits.tested_sha,
-        "selection_hash": selection_hash,
-        "skip_below": skip_below,
+        "selection_hash": run.selection_hash,
+        "skip_below": run.skip_below,
         "diff_hash": change_set.diff_hash if change_set is not None else None,
         "diff_bytes": change_set.diff_bytes if change_set is not None else None,
         "changed_path_count": change_set.changed_path_count if change_set is not None else None,
         c.REPORT_FIELD_MODE: plan.mode,
         c.REPORT_FIELD_STATUS: plan.status,
         c.REPORT_FIELD_MODEL: {
-            "requested": model_requested,
-            "expected": model_expected,
-            "returned": model_returned,
+            "requested": run.model_requested,
+            "expected": run.model_expected,
+            "returned": evaluation.model_returned,
         },
         "durations_ms": {
-            "collection": durations_ms.get("collection"),
-            "jev": durations_ms.get("jev"),
-            "total": durations_ms.get("total"),
+            "collection": run.durations_ms.collection,
+            "jev": run.durations_ms.jev,
+            "total": run.durations_ms.total,
         },
-        "usage": _usage(usage),
+        "usage": _usage(evaluation.usage),
         c.REPORT_FIELD_TASKS: tasks,
         "observation": _observation_json(observation),
     }

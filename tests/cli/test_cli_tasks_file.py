@@ -172,24 +172,22 @@ def test_the_path_is_kept_and_the_table_waits_for_the_read() -> None:
 
 
 def test_decide_treats_the_table_file_as_a_protected_path() -> None:
+    from jev_select.core.models import ChangeFacts, Evaluation
     from jev_select.core.policy import decide
     from jev_select.core.tasks import parse_tasks
 
     table = parse_tasks("unit: {description: d}")
-    common: dict[str, Any] = {
-        "mode": c.MODE_ENFORCE,
-        "bypass": None,
-        "collection_error": None,
-        "grouping_error": None,
-        "decisions": {"unit": False},
-        "first_failure": None,
-        "observed": True,
-        "group_count": 1,
-    }
+    change = ChangeFacts(changed_paths=("ci/tasks.yml",))
+    evaluation = Evaluation(decisions={"unit": False})
     edited = decide(
-        table, changed_paths=["ci/tasks.yml"], protected_paths=("ci/tasks.yml",), **common
+        table,
+        mode=c.MODE_ENFORCE,
+        bypass=None,
+        change=change,
+        evaluation=evaluation,
+        protected_paths=("ci/tasks.yml",),
     )
     assert edited.status == c.STATUS_BYPASSED
     assert c.REASON_PROTECTED_PATH in edited.decisions["unit"].reasons
-    other = decide(table, changed_paths=["ci/tasks.yml"], **common)
+    other = decide(table, mode=c.MODE_ENFORCE, bypass=None, change=change, evaluation=evaluation)
     assert other.status == c.STATUS_PLANNED

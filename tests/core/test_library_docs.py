@@ -30,24 +30,20 @@ def test_decide_refuses_a_misspelt_vocabulary() -> None:
     import pytest
 
     table = jev_select.parse_tasks("unit: {description: d}")
-    base: dict[str, object] = {
-        "mode": "enforce",
-        "bypass": None,
-        "changed_paths": None,
-        "collection_error": None,
-        "grouping_error": None,
-        "decisions": None,
-        "first_failure": None,
-        "observed": False,
-        "group_count": 0,
-    }
-    for name, value in (
-        ("mode", "shadwo"),
-        ("bypass", "no-key"),
-        ("collection_error", "fetch-error"),
-        ("grouping_error", "jev-timeout"),
-        ("first_failure", "slow"),
-    ):
+    from jev_select.core.models import ChangeFacts, Evaluation
+
+    cases: tuple[tuple[str, str, dict[str, object]], ...] = (
+        ("mode", "shadwo", {"mode": "shadwo"}),
+        ("bypass", "no-key", {"bypass": "no-key"}),
+        (
+            "collection_error",
+            "fetch-error",
+            {"change": ChangeFacts(collection_error="fetch-error")},
+        ),
+        ("grouping_error", "jev-timeout", {"evaluation": Evaluation(grouping_error="jev-timeout")}),
+        ("first_failure", "slow", {"evaluation": Evaluation(first_failure="slow")}),
+    )
+    for name, value, arguments in cases:
         with pytest.raises(ValueError, match=f"^decide: {name} must be one of ") as caught:
-            jev_select.decide(table, **{**base, name: value})  # type: ignore[arg-type]
+            jev_select.decide(table, **{"mode": "enforce", "bypass": None, **arguments})  # type: ignore[arg-type]
         assert value not in str(caught.value)

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from jev_select import contracts as c
 from jev_select.core.models import (
+    ChangeFacts,
+    Evaluation,
     ChunkRecord,
     Observation,
     Plan,
@@ -78,18 +80,50 @@ def run_decide(
     group_count: int = 1,
     metadata_incomplete: Collection[str] = (),
 ) -> Plan:
+    # The policy reads only whether an observation exists and how many groups it has.
+    observation = (
+        Observation(
+            strategy=c.STRATEGY_WHOLE_DIFF if group_count == 1 else c.STRATEGY_CHUNKED_DIFF,
+            status=c.OBSERVATION_COMPLETE,
+            chunks=tuple(_placeholder_chunk(index) for index in range(group_count)),
+        )
+        if observed
+        else None
+    )
     return decide(
         tasks,
         mode=mode,
         bypass=bypass,
-        changed_paths=changed_paths,
-        collection_error=collection_error,
-        grouping_error=grouping_error,
-        decisions=decisions,
-        first_failure=first_failure,
-        observed=observed,
-        group_count=group_count,
-        metadata_incomplete=metadata_incomplete,
+        change=ChangeFacts(
+            changed_paths=tuple(changed_paths) if changed_paths is not None else None,
+            collection_error=collection_error,
+            metadata_incomplete=frozenset(metadata_incomplete),
+        ),
+        evaluation=Evaluation(
+            observation=observation,
+            decisions=decisions,
+            grouping_error=grouping_error,
+            first_failure=first_failure,
+        ),
+    )
+
+
+def _placeholder_chunk(index: int) -> ChunkRecord:
+    return ChunkRecord(
+        index=index,
+        start_byte=0,
+        end_byte=0,
+        paths=(),
+        diff_hash="0" * 64,
+        state_hash="0" * 64,
+        diff_bytes=0,
+        status=c.GROUP_COMPLETED,
+        probabilities={},
+        model=None,
+        usage=None,
+        duration_ms=None,
+        error=None,
+        requests=(),
     )
 
 

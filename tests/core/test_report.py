@@ -17,12 +17,16 @@ import pytest
 from jev_select import contracts as c
 from jev_select.core.jsonutil import pretty_json, strict_loads
 from jev_select.core.models import (
+    ChangeFacts,
     ChangeSet,
     ChunkRecord,
     Commits,
+    Durations,
+    Evaluation,
     Observation,
     Plan,
     RequestRecord,
+    RunFacts,
     Task,
     TaskTable,
     Usage,
@@ -193,14 +197,19 @@ def make_plan(
         tasks,
         mode=mode,
         bypass=bypass,
-        changed_paths=changed_paths,
-        collection_error=collection_error,
-        grouping_error=grouping_error,
-        decisions=(score_decisions(observation, tasks.ids, skip_below) if observation else None),
-        first_failure=first_failure,
-        observed=observation is not None,
-        group_count=len(observation.chunks) if observation else 0,
-        metadata_incomplete=metadata_incomplete,
+        change=ChangeFacts(
+            changed_paths=tuple(changed_paths) if changed_paths is not None else None,
+            collection_error=collection_error,
+            metadata_incomplete=frozenset(metadata_incomplete),
+        ),
+        evaluation=Evaluation(
+            observation=observation,
+            decisions=(
+                score_decisions(observation, tasks.ids, skip_below) if observation else None
+            ),
+            grouping_error=grouping_error,
+            first_failure=first_failure,
+        ),
     )
 
 
@@ -219,20 +228,23 @@ def make_report(
     skip_below: float = 0.05,
 ) -> dict[str, Any]:
     return build_report(
-        plan=plan,
-        tested_ref=tested_ref,
-        skip_below=skip_below,
-        commits=the_commits or commits(),
-        selection_hash=SELECTION,
-        change_set=the_change_set,
-        observation=observation,
-        observation_error=observation_error,
-        model_requested="jev-latest",
-        model_expected=MODEL,
-        model_returned=model_returned,
-        usage=usage,
-        job_metadata=job_metadata or {},
-        durations_ms={"collection": 12.5, "jev": jev_ms, "total": 480.25},
+        plan,
+        RunFacts(
+            tested_ref=tested_ref,
+            skip_below=skip_below,
+            commits=the_commits or commits(),
+            selection_hash=SELECTION,
+            model_requested="jev-latest",
+            model_expected=MODEL,
+            durations_ms=Durations(collection=12.5, jev=jev_ms, total=480.25),
+        ),
+        ChangeFacts(change_set=the_change_set, job_metadata=job_metadata or {}),
+        Evaluation(
+            observation=observation,
+            first_failure=observation_error,
+            model_returned=model_returned,
+            usage=usage,
+        ),
     )
 
 
