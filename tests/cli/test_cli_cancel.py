@@ -53,6 +53,17 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+@pytest.fixture(autouse=True)
+def _python_sigint_handler() -> Iterator[None]:
+    # The same holds for the test process itself: the in-process tests signal it, and need the
+    # handler a Python process starts with when nobody ignored SIGINT before it.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _popen(command: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         command,

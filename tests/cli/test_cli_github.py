@@ -1,8 +1,10 @@
 """End-to-end runs of ``jev-select plan`` in GitHub mode on paths that need neither git nor Jev.
 
-Each run is a real process with real ``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``, event and
-``RUNNER_TEMP`` files. The git remote points at a directory that does not exist, so any attempt to
-fetch would turn into a fallback and fail the assertions.
+Each run is the command's ``main`` in the test process (``run_cli_in_process``: none of these
+tests is about the process boundary; the one about raw bytes on stdout starts a real process),
+with real ``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``, event and ``RUNNER_TEMP`` files. The git
+remote points at a directory that does not exist, so any attempt to fetch would turn into a
+fallback and fail the assertions.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from support.cliutil import (
     MERGE_SHA,
     TOKEN_SENTINEL,
     GitHubEnv,
+    run_cli_in_process,
 )
 
 from jev_select import contracts as c
@@ -46,7 +49,7 @@ def make_env(tmp_path: Path, **inputs: str) -> GitHubEnv:
         "allow-external-context": "true",
     }
     base_inputs.update(inputs)
-    return GitHubEnv(root=tmp_path / "runner", inputs=base_inputs)
+    return GitHubEnv(root=tmp_path / "runner", inputs=base_inputs, runner=run_cli_in_process)
 
 
 def assert_everything_runs(run_result: object, status: str, reason: str, tested_sha: str) -> None:

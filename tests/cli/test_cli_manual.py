@@ -1,6 +1,7 @@
 """End-to-end runs of manual pull-request mode: ``workflow_dispatch`` with ``pull-request: N``.
 
-Each run is a real ``jev-select plan`` process in GitHub mode. A temporary git repository is the
+Each run is ``jev-select plan`` in GitHub mode, its ``main`` called in the test process
+(``run_cli_in_process``). A temporary git repository is the
 ``--remote``; an HTTPS server on 127.0.0.1 plays the GitHub REST API (``GITHUB_API_URL`` points
 at it) and another plays Jev, both with throwaway CAs gathered into one ``REQUESTS_CA_BUNDLE``.
 The pull request's title and body carry sentinels, and the GitHub token is a sentinel that may
@@ -23,6 +24,7 @@ from support.cliutil import (
     UNIT_WORKFLOW,
     CliRun,
     GitHubEnv,
+    run_cli_in_process,
 )
 from support.fakegithub import FakeGitHub, FakeResponse
 from support.fakejev import FakeJev
@@ -147,7 +149,12 @@ def manual_env(
         "pull-request": str(PR_NUMBER),
     }
     settings.update(inputs)
-    env = GitHubEnv(root=tmp_path / "runner", event_name=event_name, inputs=settings)
+    env = GitHubEnv(
+        root=tmp_path / "runner",
+        event_name=event_name,
+        inputs=settings,
+        runner=run_cli_in_process,
+    )
     env.sha = pr.dispatch
     env.event = {"inputs": {"pull-request": str(PR_NUMBER)}, "ref": "refs/heads/ops"}
     env.extra["GITHUB_API_URL"] = github.url

@@ -3,7 +3,8 @@
 A temporary repository plays the queue the way GitHub builds it: the target branch, a pull request
 branch, and a queue commit on a ``gh-readonly-queue/main/pr-<n>-<head>`` branch whose parent chain
 reaches the queue's base. The payload carries what GitHub's ``merge_group`` webhook carries. A real
-HTTPS server on 127.0.0.1 plays Jev. Every run is a separate process.
+HTTPS server on 127.0.0.1 plays Jev. Every run is the command's ``main`` in the test process
+(``run_cli_in_process``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from support.cliutil import (
     UNIT_WORKFLOW,
     CliRun,
     GitHubEnv,
+    run_cli_in_process,
 )
 from support.fakejev import FakeJev
 from support.gitrepo import GitRepo
@@ -122,6 +124,7 @@ def queue_env(
         event=event if event is not None else queue.event(),
         inputs=settings,
         sha=queue.commit,
+        runner=run_cli_in_process,
     )
     assert jev.ca_bundle is not None
     env.extra["REQUESTS_CA_BUNDLE"] = jev.ca_bundle

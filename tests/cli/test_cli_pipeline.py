@@ -1,7 +1,9 @@
 """End-to-end runs of ``jev-select plan`` for authorised pull requests.
 
 A temporary git repository plays the pull request (served to the product as ``--remote``), and a
-real HTTPS server on 127.0.0.1 with a throwaway CA plays Jev. Every run is a separate process.
+real HTTPS server on 127.0.0.1 with a throwaway CA plays Jev. Every run is the command's ``main``
+in the test process (``run_cli_in_process``), with the environment, working directory and
+standard streams of its own that a separate process would have.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from support.cliutil import (
     TOKEN_SENTINEL,
     CliRun,
     GitHubEnv,
-    run_cli,
+    run_cli_in_process,
 )
 from support.fakejev import FakeJev, RecordedRequest, Reply
 from support.gitrepo import GitRepo
@@ -84,7 +86,7 @@ def github_env(root: Path, pr: PullRequest, jev: FakeJev, **inputs: str) -> GitH
         "timeout-ms": "20000",
     }
     settings.update(inputs)
-    env = GitHubEnv(root=root / "runner", inputs=settings, sha=pr.merge)
+    env = GitHubEnv(root=root / "runner", inputs=settings, sha=pr.merge, runner=run_cli_in_process)
     env.event = env.pull_request_event(base=pr.base, head=pr.head)
     assert jev.ca_bundle is not None
     env.extra["REQUESTS_CA_BUNDLE"] = jev.ca_bundle
@@ -329,7 +331,7 @@ def test_local_mode_prints_a_plan_and_writes_a_report(tmp_path: Path, fresh_jev:
         "JEV_API_KEY": API_KEY_SENTINEL,
         "REQUESTS_CA_BUNDLE": fresh_jev.ca_bundle or "",
     }
-    completed = run_cli(
+    completed = run_cli_in_process(
         [*local_plan_args(pr, tasks_file, fresh_jev), "--allow-external-context"],
         env,
     )
@@ -387,7 +389,7 @@ def test_local_mode_reads_the_repository_objects_in_place(
         "JEV_API_KEY": API_KEY_SENTINEL,
         "REQUESTS_CA_BUNDLE": fresh_jev.ca_bundle or "",
     }
-    completed = run_cli(
+    completed = run_cli_in_process(
         [*local_plan_args(pr, tasks_file, fresh_jev), "--allow-external-context"], env
     )
     assert completed.returncode == 0, completed.stderr
@@ -409,7 +411,7 @@ def test_local_mode_without_key_is_bypassed_and_sends_nothing(
     pr = PullRequest(tmp_path, CODE_CHANGE)
     tasks_file = tmp_path / "tasks.yml"
     tasks_file.write_text(TASKS, "utf-8")
-    completed = run_cli(
+    completed = run_cli_in_process(
         local_plan_args(pr, tasks_file, fresh_jev),
         {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TMPDIR": str(tmp_path)},
     )
@@ -441,7 +443,9 @@ def test_local_mode_input_errors(tmp_path: Path, flag: str, value: str, field: s
     argv = ["plan"]
     for key, item in args.items():
         argv += [key, item]
-    completed = run_cli(argv, {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, cwd=tmp_path)
+    completed = run_cli_in_process(
+        argv, {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, cwd=tmp_path
+    )
     assert completed.returncode == 1
     assert completed.stdout == ""
     hint = c.TASKS_CHECK_HINT + "\n" if field == c.FIELD_TASKS_FILE else ""

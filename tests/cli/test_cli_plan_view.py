@@ -1,4 +1,7 @@
-"""Local ``plan`` for people: details, failure causes, the key-less preview, --json, --report."""
+"""Local ``plan`` for people: details, failure causes, the key-less preview, --json, --report.
+
+The command runs in the test process (``run_cli_in_process``): nothing here is about the
+process boundary."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.cliutil import API_KEY_SENTINEL, run_cli
+from support.cliutil import API_KEY_SENTINEL, run_cli_in_process
 from support.fakejev import FakeJev, Reply
 from support.gitrepo import GitRepo
 
@@ -91,7 +94,7 @@ def _report(stdout: str) -> dict[str, Any]:
 
 def test_preview_without_a_key(tmp_path: Path) -> None:
     repo = Repo(tmp_path)
-    completed = run_cli(repo.args(), repo.env())
+    completed = run_cli_in_process(repo.args(), repo.env())
     assert completed.returncode == 0, completed.stderr
     assert completed.stderr == ""
     lines = completed.stdout.splitlines()
@@ -121,7 +124,7 @@ def test_preview_without_a_key(tmp_path: Path) -> None:
 
 def test_preview_without_consent(tmp_path: Path) -> None:
     repo = Repo(tmp_path)
-    completed = run_cli(repo.args(), repo.env(JEV_API_KEY=API_KEY_SENTINEL))
+    completed = run_cli_in_process(repo.args(), repo.env(JEV_API_KEY=API_KEY_SENTINEL))
     assert completed.returncode == 0, completed.stderr
     assert c.PREVIEW_HEADING in completed.stdout.splitlines()
     assert _report(completed.stdout)["tasks"]["api"]["reasons"] == [
@@ -133,7 +136,9 @@ def test_preview_without_consent(tmp_path: Path) -> None:
 def test_scores_thresholds_patterns_and_gaps(tmp_path: Path, jev: FakeJev) -> None:
     repo = Repo(tmp_path)
     env = repo.env(JEV_API_KEY=API_KEY_SENTINEL, REQUESTS_CA_BUNDLE=jev.ca_bundle or "")
-    completed = run_cli(repo.args("--allow-external-context", "--api-base-url", jev.base_url), env)
+    completed = run_cli_in_process(
+        repo.args("--allow-external-context", "--api-base-url", jev.base_url), env
+    )
     assert completed.returncode == 0, completed.stderr
     lines = completed.stdout.splitlines()
     assert lines[0] == "jev-select: planned (enforce): 3 of 4 tasks selected"
@@ -160,7 +165,7 @@ def test_a_failed_evaluation_says_why_in_one_line(
     jev.responder = lambda _request: reply
     try:
         env = repo.env(JEV_API_KEY=API_KEY_SENTINEL, REQUESTS_CA_BUNDLE=jev.ca_bundle or "")
-        completed = run_cli(
+        completed = run_cli_in_process(
             repo.args("--allow-external-context", "--api-base-url", jev.base_url), env
         )
     finally:
@@ -177,11 +182,13 @@ def test_failure_causes_of_the_connection(tmp_path: Path, jev: FakeJev) -> None:
     base = repo.args("--allow-external-context")
     key = {"JEV_API_KEY": API_KEY_SENTINEL}
     # No trusted CA for the test server: TLS fails.
-    tls = run_cli([*base, "--api-base-url", jev.base_url], repo.env(**key))
+    tls = run_cli_in_process([*base, "--api-base-url", jev.base_url], repo.env(**key))
     # A closed port on loopback: the connection is refused.
     with socket_port() as port:
-        refused = run_cli([*base, "--api-base-url", f"https://127.0.0.1:{port}"], repo.env(**key))
-    dns = run_cli([*base, "--api-base-url", "https://jev.invalid"], repo.env(**key))
+        refused = run_cli_in_process(
+            [*base, "--api-base-url", f"https://127.0.0.1:{port}"], repo.env(**key)
+        )
+    dns = run_cli_in_process([*base, "--api-base-url", "https://jev.invalid"], repo.env(**key))
     for completed, cause in ((tls, "tls"), (refused, "connect"), (dns, "dns")):
         assert completed.returncode == 0, completed.stderr
         assert (
@@ -208,7 +215,7 @@ class socket_port:
 
 def test_json_prints_the_report(tmp_path: Path) -> None:
     repo = Repo(tmp_path)
-    completed = run_cli(repo.args("--json"), repo.env())
+    completed = run_cli_in_process(repo.args("--json"), repo.env())
     assert completed.returncode == 0, completed.stderr
     report = json.loads(completed.stdout)
     assert report["version"] == 5
@@ -219,13 +226,13 @@ def test_json_prints_the_report(tmp_path: Path) -> None:
 def test_report_path_and_one_file_per_repository(tmp_path: Path) -> None:
     repo = Repo(tmp_path)
     chosen = tmp_path / "out" / "plan.json"
-    completed = run_cli(repo.args("--report", str(chosen)), repo.env())
+    completed = run_cli_in_process(repo.args("--report", str(chosen)), repo.env())
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.splitlines()[-1] == f"report: {chosen}"
     assert json.loads(chosen.read_text("utf-8"))["version"] == 5
     assert list(repo.temp.iterdir()) == []
-    first = run_cli(repo.args(), repo.env())
-    second = run_cli(repo.args(), repo.env())
+    first = run_cli_in_process(repo.args(), repo.env())
+    second = run_cli_in_process(repo.args(), repo.env())
     assert first.stdout.splitlines()[-1] == second.stdout.splitlines()[-1]
     directories = [path for path in repo.temp.iterdir() if path.name.startswith("jev-select-")]
     assert len(directories) == 1
@@ -234,7 +241,7 @@ def test_report_path_and_one_file_per_repository(tmp_path: Path) -> None:
 
 def test_json_and_report_are_local_only(tmp_path: Path) -> None:
     for flag in (["--json"], ["--report", "x.json"]):
-        completed = run_cli(
+        completed = run_cli_in_process(
             ["plan", *flag],
             {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GITHUB_ACTIONS": "true"},
         )
@@ -248,7 +255,7 @@ def test_a_missing_default_base_says_what_to_do(tmp_path: Path) -> None:
     repo.set_symbolic_ref("HEAD", "refs/heads/master")
     tasks = tmp_path / "tasks.yml"
     tasks.write_text("unit: {description: d}\n", "utf-8")
-    completed = run_cli(
+    completed = run_cli_in_process(
         ["plan", "--tasks-file", str(tasks), "--repo", str(repo.path)],
         {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
@@ -257,7 +264,9 @@ def test_a_missing_default_base_says_what_to_do(tmp_path: Path) -> None:
 
 
 def test_plan_help_documents_the_environment(tmp_path: Path) -> None:
-    completed = run_cli(["plan", "--help"], {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    completed = run_cli_in_process(
+        ["plan", "--help"], {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    )
     assert completed.returncode == 0
     assert "JEV_API_KEY" in completed.stdout
     assert "GITHUB_TOKEN" in completed.stdout

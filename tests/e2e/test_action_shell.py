@@ -82,7 +82,12 @@ PLANTED_MODULES = (
 
 # The steps run as bash scripts against a POSIX virtual environment layout, with stand-in
 # programs that are shell scripts.
-pytestmark = [pytest.mark.posix, pytest.mark.skipif(BASH is None, reason="bash is required")]
+# Under xdist one worker runs the module: its module fixtures install the action once.
+pytestmark = [
+    pytest.mark.posix,
+    pytest.mark.skipif(BASH is None, reason="bash is required"),
+    pytest.mark.xdist_group("action-shell"),
+]
 
 
 def load_installer() -> ModuleType:

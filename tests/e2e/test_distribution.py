@@ -38,6 +38,9 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+# Under xdist one worker runs the module: its module fixtures build and install the package once.
+pytestmark = pytest.mark.xdist_group("distribution")
+
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
 PROJECT = PYPROJECT["project"]

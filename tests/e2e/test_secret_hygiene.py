@@ -44,6 +44,9 @@ from support.gitrepo import GitRepo
 from jev_select import contracts as c
 from jev_select.errors import failure_message, input_error_message
 
+# Under xdist one worker runs the module: its module fixture runs every scenario at once.
+pytestmark = pytest.mark.xdist_group("secret-hygiene")
+
 DESCRIPTION_SENTINEL = "DESCRIPTIONSENTINEL_a41f"
 CONTEXT_SENTINEL = "CONTEXTSENTINEL_77be"
 DIFF_SENTINEL = "DIFFSENTINEL_0c93"

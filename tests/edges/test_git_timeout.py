@@ -109,11 +109,11 @@ def test_after_one_timeout_the_bound_starts_no_more_git(
                 ["rev-parse", "HEAD"], cwd=str(blocking.path), environment=_environment(), cap=100
             )
         assert bound.expired
-        started = time.monotonic()
-        # Even a command that would answer at once: git blocked once, the run is over.
+        # Even a command that would answer at once: git blocked once, the run is over. That no
+        # second git was started is the proof (git version would answer in milliseconds, so
+        # the time taken could not tell the two apart).
         with pytest.raises(GitTimedOut):
             bound.run(["version"], cwd=str(tmp_path), environment=_environment(), cap=100)
-    assert time.monotonic() - started < 0.5
     assert len(processes.groups) == 1
     assert processes.survivors() == []
 

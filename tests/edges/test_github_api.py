@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.deadlines import IGNORED_BOUND_S, assert_ended_at_bound
 from support.fakegithub import FakeGitHub, FakeResponse
 
 from jev_select import contracts as c
@@ -19,6 +20,8 @@ from jev_select.version import USER_AGENT
 
 PULL = {"state": "open", "number": 7, "head": {"sha": "a" * 40}, "base": {"sha": "b" * 40}}
 ACTION_TEXT = "name: Setup\ndescription: Prepares the toolchain\n"
+# A dripping answer comes in this many pieces, spread over IGNORED_BOUND_S.
+DRIP_PIECES = 300
 
 
 @pytest.fixture
@@ -154,13 +157,15 @@ def test_get_pull_accepts_a_body_at_the_cap(fake: FakeGitHub) -> None:
 
 
 def test_get_pull_times_out_on_a_dripping_body(fake: FakeGitHub) -> None:
-    fake.script("/repos/octo/app/pulls/7", FakeResponse.slow(PULL, pieces=20, delay=0.1))
+    # Without its bound, the request would get the whole answer after IGNORED_BOUND_S.
+    dripping = FakeResponse.slow(PULL, pieces=DRIP_PIECES, delay=IGNORED_BOUND_S / DRIP_PIECES)
+    fake.script("/repos/octo/app/pulls/7", dripping)
     api = GitHubApi(fake.url, "", request_timeout=0.4)
     started = time.monotonic()
     with pytest.raises(PlanningFailure) as failure:
         api.get_pull("octo/app", 7)
     assert failure.value.code == c.FAILURE_PULL_REQUEST_UNAVAILABLE
-    assert time.monotonic() - started < 1.5
+    assert_ended_at_bound(time.monotonic() - started, 0.4)
 
 
 def test_get_pull_completes_a_slow_body_within_the_bound(fake: FakeGitHub) -> None:
@@ -314,12 +319,14 @@ def test_fetch_action_upper_case_sha_is_lowered(fake: FakeGitHub) -> None:
 def test_fetch_action_times_out(fake: FakeGitHub) -> None:
     fake.script(
         "/repos/acme/setup/commits/v1",
-        FakeResponse.slow({"sha": "a" * 40}, pieces=20, delay=0.1),
+        FakeResponse.slow(
+            {"sha": "a" * 40}, pieces=DRIP_PIECES, delay=IGNORED_BOUND_S / DRIP_PIECES
+        ),
     )
     api = GitHubApi(fake.url, "", request_timeout=0.3)
     started = time.monotonic()
     assert api.fetch_action("acme", "setup", "", "v1") == "missing"
-    assert time.monotonic() - started < 1.5
+    assert_ended_at_bound(time.monotonic() - started, 0.3)
 
 
 def test_fetch_action_rejects_traversal_in_the_subpath(fake: FakeGitHub) -> None:

@@ -25,6 +25,9 @@ from jev_select.replay.corpus import CAMPAIGN_FILE, EXPECTED_FILE, ReplayFailure
 from jev_select.replay.metrics import ReplayResult, render_table, result_json
 from jev_select.replay.run import replay_corpus
 
+# Under xdist one worker runs the module: its module fixture replays the whole corpus.
+pytestmark = pytest.mark.xdist_group("replay")
+
 CORPUS = Path(__file__).parent.parent / "evaluation"
 CAMPAIGN = CORPUS / "recordings"
 FIRST_THRESHOLD = (c.EVALUATION_THRESHOLDS[0],)
@@ -189,7 +192,8 @@ def test_statuses_and_synthetic_answers(full_replay: ReplayResult) -> None:
     chunked = next(o for o in full_replay.outcomes if o.case.id == "web-message-catalogue")
     assert chunked.recordings_used > 1
     report = chunked.reports[0.05]
-    assert report["observation"]["strategy"] == c.STRATEGY_CHUNKED_DIFF
+    assert report.observation is not None
+    assert report.observation.strategy == c.STRATEGY_CHUNKED_DIFF
 
 
 def test_policy_paths_of_the_deliberate_cases(full_replay: ReplayResult) -> None:
@@ -198,17 +202,17 @@ def test_policy_paths_of_the_deliberate_cases(full_replay: ReplayResult) -> None
     assert tie.proposals(0.2)["geo"] is True
     assert tie.proposals(0.3)["geo"] is False
     missing = outcomes["vitest-lockfile-bump"].reports[0.05]
-    assert missing["observation_error"] == c.REASON_INVALID_RESPONSE
-    assert missing["tasks"]["lint"]["proposed_run"] is True  # always: true stays mandatory
-    assert missing["tasks"]["api-tests"]["proposed_run"] is None
+    assert missing.observation_error == c.REASON_INVALID_RESPONSE
+    assert missing.tasks["lint"].proposed_run is True  # always: true stays mandatory
+    assert missing.tasks["api-tests"].proposed_run is None
     mismatch = outcomes["readme-run-flag"].reports[0.05]
-    assert mismatch["observation_error"] == c.REASON_INVALID_RESPONSE
-    assert mismatch["model"]["returned"] != mismatch["model"]["expected"]
+    assert mismatch.observation_error == c.REASON_INVALID_RESPONSE
+    assert mismatch.model.returned != mismatch.model.expected
     protected = outcomes["protected-workflow-timeout"].reports[0.05]
-    assert protected["observation"] is not None  # answers are still recorded
-    assert all(task["proposed_run"] is None for task in protected["tasks"].values())
+    assert protected.observation is not None  # answers are still recorded
+    assert all(task.proposed_run is None for task in protected.tasks.values())
     migration = outcomes["schema-currency-column"].reports[0.5]
-    assert c.REASON_PATH_MATCH in migration["tasks"]["migrations"]["reasons"]
+    assert c.REASON_PATH_MATCH in migration.tasks["migrations"].reasons
 
 
 def test_table_and_json_say_the_answers_are_synthetic(full_replay: ReplayResult) -> None:
@@ -220,7 +224,9 @@ def test_table_and_json_say_the_answers_are_synthetic(full_replay: ReplayResult)
     assert "0.3        24        0                39          27" in table
     document = result_json(full_replay)
     assert document["synthetic"] is True
-    assert [row["threshold"] for row in document["thresholds"]] == list(c.EVALUATION_THRESHOLDS)
+    rows = document["thresholds"]
+    assert isinstance(rows, list)
+    assert [row["threshold"] for row in rows] == list(c.EVALUATION_THRESHOLDS)
     stored = strict_loads((CAMPAIGN / CAMPAIGN_FILE).read_bytes())
     assert stored["synthetic"] is True
     assert stored["metrics"] == document["thresholds"]

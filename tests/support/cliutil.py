@@ -1,16 +1,39 @@
-"""Run ``jev-select`` as a real process, the way a runner would, and read what it published."""
+"""Run ``jev-select`` the way a runner would, and read what it published.
+
+Two runners with one signature and one result type (``subprocess.CompletedProcess[str]``):
+
+- :func:`run_cli` starts ``python -m jev_select`` as a real process. Tests of the process
+  boundary need it: signals and cancellation, ``os._exit``, the environment a child is given,
+  what gets imported, raw bytes on the standard streams.
+- :func:`run_cli_in_process` calls the command's ``main`` in the test process, with the
+  process-wide state a command reads (environment, working directory, standard streams,
+  ``tempfile``'s cached directory, warning filters, log handlers, cancellation clean-ups) set
+  for the call and restored afterwards. It saves a process start and the imports per run, and
+  is meant for every CLI test that is not about the process boundary.
+
+``python -m jev_select`` runs ``__main__.run``, which ends the process with ``os._exit`` once
+``main`` has returned; the in-process runner calls ``cli.main``, the layer that returns the
+exit status, so the test process is never ended by it.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import logging
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+import tempfile
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+import pytest
 
 __all__ = [
     "API_KEY_SENTINEL",
@@ -21,8 +44,10 @@ __all__ = [
     "UNIT_WORKFLOW",
     "CliRun",
     "GitHubEnv",
+    "Runner",
     "parse_output_file",
     "run_cli",
+    "run_cli_in_process",
 ]
 
 API_KEY_SENTINEL = "jevkey-SENTINEL-7f3a91c2"
@@ -137,22 +162,117 @@ class CliRun:
         return "\n".join(kept)
 
 
+class Runner(Protocol):
+    """How a test starts the command: :func:`run_cli` or :func:`run_cli_in_process`."""
+
+    def __call__(
+        self,
+        args: Sequence[str],
+        env: Mapping[str, str],
+        *,
+        cwd: Path | None = ...,
+        timeout: float = ...,
+        stdin: bytes | None = ...,
+    ) -> subprocess.CompletedProcess[str]: ...
+
+
 def run_cli(
     args: Sequence[str],
     env: Mapping[str, str],
     *,
     cwd: Path | None = None,
     timeout: float = 120,
+    stdin: bytes | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m jev_select`` with exactly ``env`` (plus PATH and a private HOME)."""
+    """Run ``python -m jev_select`` with exactly ``env`` (plus PATH and a private HOME);
+    ``stdin`` (UTF-8 text) is its standard input, else it reads end of file."""
     return subprocess.run(
         [sys.executable, "-m", "jev_select", *args],
         env=dict(env),
         cwd=cwd,
+        input=None if stdin is None else stdin.decode("utf-8"),
+        stdin=subprocess.DEVNULL if stdin is None else None,
         capture_output=True,
         text=True,
         timeout=timeout,
         check=False,
+    )
+
+
+def _as_text(data: bytes) -> str:
+    # What ``subprocess.run(text=True)`` makes of a child's output: UTF-8 (the child's locale
+    # is coerced to it) with universal newlines.
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+@contextlib.contextmanager
+def _process_state(
+    args: Sequence[str], env: Mapping[str, str], cwd: Path | None, stdin: bytes
+) -> Iterator[tuple[io.BytesIO, io.BytesIO]]:
+    """The process-wide state a fresh ``jev-select`` process would start with, for one call."""
+    from jev_select.edges import cancellation
+
+    stdout, stderr = io.BytesIO(), io.BytesIO()
+    streams = (
+        io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"),
+        io.TextIOWrapper(stdout, encoding="utf-8"),
+        io.TextIOWrapper(stderr, encoding="utf-8"),
+    )
+    root_logger = logging.getLogger()
+    with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings():
+        for name in list(os.environ):
+            patch.delenv(name)
+        for name, value in env.items():
+            patch.setenv(name, value)
+        if cwd is not None:
+            patch.chdir(cwd)
+        # A new process would look TMPDIR up again; this one cached what it saw first.
+        patch.setattr(tempfile, "tempdir", None)
+        patch.setattr(sys, "argv", ["jev-select", *args])
+        patch.setattr(sys, "stdin", streams[0])
+        patch.setattr(sys, "stdout", streams[1])
+        patch.setattr(sys, "stderr", streams[2])
+        # main adds a handler to the root logger and registers clean-ups for its children; both
+        # belong to one run, not to the rest of the test session.
+        patch.setattr(root_logger, "handlers", list(root_logger.handlers))
+        patch.setattr(cancellation, "_cleanups", [])
+        try:
+            yield stdout, stderr
+        finally:
+            # Detached, a wrapper no longer closes its buffer when it is collected, so what the
+            # command wrote can still be read.
+            for stream in streams:
+                with contextlib.suppress(ValueError):
+                    stream.flush()
+                    stream.detach()
+
+
+def run_cli_in_process(
+    args: Sequence[str],
+    env: Mapping[str, str],
+    *,
+    cwd: Path | None = None,
+    timeout: float = 120,
+    stdin: bytes | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """:func:`run_cli` without a process: ``cli.main(args)`` with exactly ``env`` in
+    ``os.environ``, ``cwd`` as the working directory and ``stdin`` (default: empty) as standard
+    input; stdout, stderr and the exit status as a real run would report them.
+
+    ``timeout`` is accepted for the signature's sake: a call cannot be abandoned, and the
+    deadlines under test are the command's own. An exception that escapes ``main`` (a real
+    process would print a traceback and exit 1) propagates, so the test shows it.
+    """
+    del timeout
+    from jev_select.cli import main
+
+    with _process_state(args, env, cwd, b"" if stdin is None else stdin) as (stdout, stderr):
+        code = main(list(args))
+    return subprocess.CompletedProcess(
+        [sys.executable, "-m", "jev_select", *args],
+        code,
+        _as_text(stdout.getvalue()),
+        _as_text(stderr.getvalue()),
     )
 
 
@@ -166,6 +286,9 @@ class GitHubEnv:
     inputs: dict[str, str] = field(default_factory=dict)
     sha: str = MERGE_SHA
     extra: dict[str, str] = field(default_factory=dict)
+    # How ``run`` starts the command: a real process unless a test module opts into the
+    # in-process runner for what is not about the process boundary.
+    runner: Runner = run_cli
 
     def pull_request_event(
         self,
@@ -213,7 +336,7 @@ class GitHubEnv:
 
     def run(self, *args: str, timeout: float = 120) -> CliRun:
         env = self.environ()
-        completed = run_cli(["plan", *args], env, cwd=self.root, timeout=timeout)
+        completed = self.runner(["plan", *args], env, cwd=self.root, timeout=timeout)
         output_path = Path(env["GITHUB_OUTPUT"])
         summary_path = Path(env["GITHUB_STEP_SUMMARY"])
         return CliRun(

@@ -27,7 +27,6 @@ import shutil
 import ssl
 import tempfile
 import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -269,8 +268,9 @@ class FakeGitHub:
             pieces = max(1, response.pieces)
             size = -(-len(body) // pieces) if body else 0
             for index in range(pieces):
-                if response.delay:
-                    time.sleep(response.delay)
+                # A stopping server ends a slow answer at once, not after its last piece.
+                if response.delay and self._closing.wait(response.delay):
+                    return
                 piece = body[index * size : (index + 1) * size] if size else b""
                 if piece:
                     handler.wfile.write(piece)

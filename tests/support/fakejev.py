@@ -12,6 +12,11 @@ decides, else a well-formed answer is built from ``scores``. With ``tls=True`` t
 issued by a throwaway ``trustme`` CA whose bundle is at ``ca_bundle`` (point ``REQUESTS_CA_BUNDLE``
 at it). Every handler waits on the server's stop event, so delayed or dripping replies end as soon
 as the server stops.
+
+Delayed and dripping replies also watch their connection: when the client hangs up before the
+answer is complete, the handler ends and counts the request as ``abandoned``. A deadline test
+can so prove that the client gave the exchange up on the wire (``wait_abandoned``), which a
+wall-clock reading on a loaded machine cannot.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import collections
 import contextlib
 import http.server
 import json
+import select
 import shutil
 import socket
 import ssl
@@ -194,6 +200,33 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self._serve()
 
+    def _pause(self, seconds: float) -> bool:
+        """Wait ``seconds``; True (and the request recorded as abandoned) as soon as the client
+        has hung up, also True when the server stops."""
+        owner = self.server.owner
+        if self._client_gone(seconds):
+            owner._abandon()
+            return True
+        return owner._stopping.is_set()
+
+    def _client_gone(self, seconds: float) -> bool:
+        # The client sent its whole request and waits for the answer, so anything readable now
+        # is its end of the connection: EOF, a reset or a TLS alert before the close.
+        owner = self.server.owner
+        step = 0.02
+        remaining = seconds
+        while True:
+            wait = min(step, remaining)
+            try:
+                readable, _, _ = select.select([self.connection], [], [], wait)
+            except (OSError, ValueError):
+                return True
+            if readable:
+                return True
+            remaining -= wait
+            if remaining <= 0 or owner._stopping.is_set():
+                return False
+
     def _serve(self) -> None:
         owner = self.server.owner
         length = int(self.headers.get("Content-Length") or 0)
@@ -208,11 +241,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         owner._enter(request)
         try:
             reply = owner._next_reply(request)
-            if reply.delay and owner._stopping.wait(reply.delay):
+            if reply.delay and self._pause(reply.delay):
                 return
             self._answer(owner, request, reply)
         except OSError:
-            pass  # the client went away
+            owner._abandon()  # the client went away
         finally:
             owner._leave()
             self.close_connection = True
@@ -223,11 +256,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         if reply.kind == KIND_HEADER_DRIP:
             for byte in b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n":
-                if owner._stopping.wait(reply.interval):
+                if self._pause(reply.interval):
                     return
                 self.wfile.write(bytes([byte]))
                 self.wfile.flush()
-            while not owner._stopping.wait(reply.interval):
+            while not self._pause(reply.interval):
                 self.wfile.write(b"X")
                 self.wfile.flush()
             return
@@ -236,7 +269,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 reply.status_code, {"Content-Length": str(c.RESPONSE_BODY_CAP), **reply.headers}
             )
             self.wfile.flush()
-            while not owner._stopping.wait(reply.interval):
+            while not self._pause(reply.interval):
                 self.wfile.write(b" ")
                 self.wfile.flush()
             return
@@ -307,6 +340,8 @@ class FakeJev:
         self._requests: list[RecordedRequest] = []
         self._in_flight = 0
         self._max_in_flight = 0
+        self._abandoned = 0
+        self._changed = threading.Condition(self._lock)
         self._stopping = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -324,6 +359,7 @@ class FakeJev:
             self._requests.clear()
             self._script.clear()
             self._max_in_flight = 0
+            self._abandoned = 0
         return self
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -411,6 +447,23 @@ class FakeJev:
     def in_flight(self) -> int:
         with self._lock:
             return self._in_flight
+
+    @property
+    def abandoned(self) -> int:
+        """How many requests the client hung up on before their answer was complete."""
+        with self._lock:
+            return self._abandoned
+
+    def wait_abandoned(self, count: int, timeout: float) -> bool:
+        """Whether ``count`` requests were abandoned by their client within ``timeout`` s."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._abandoned >= count, timeout)
+
+    def _abandon(self) -> None:
+        with self._changed:
+            if not self._stopping.is_set():
+                self._abandoned += 1
+                self._changed.notify_all()
 
     def _enter(self, request: RecordedRequest) -> None:
         with self._lock:
