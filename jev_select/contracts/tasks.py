@@ -55,6 +55,11 @@ TASK_FIELDS: Final = (
 )
 JOB_REF_FIELD_WORKFLOW: Final = "workflow"
 JOB_REF_FIELD_JOB: Final = "job"
+JOB_REF_FIELDS: Final = (JOB_REF_FIELD_WORKFLOW, JOB_REF_FIELD_JOB)
+# The characters a file path (a workflow, a context file) and a force_paths glob may not hold, as
+# the schema's filePath and glob say; in a glob, "\\" is the escape and allowed.
+FILE_PATH_FORBIDDEN_CHARACTERS: Final = "\\\x00\r\n"
+GLOB_FORBIDDEN_CHARACTERS: Final = "\x00\r\n\u2028\u2029"
 PROTECTED_PATH_PREFIX: Final = ".github/workflows/"
 
 # Hostile-input guards for the task table (fail fast, docs/reference.md, "Task fields").

@@ -1,9 +1,9 @@
 """The problems a check reports, where they are in the file, and how they are printed.
 
-Pure core, shared by the text checks (:mod:`.check`) and the repository checks
-(:mod:`.check_repository`): the ``Problem`` record, the mapping from YAML marks back to lines and
-columns of the file as written, the constructed table walked beside its YAML nodes, and the
-compiler-style and JSON renderings with the exit code.
+Pure core, shared by the task-table grammar (:mod:`.tasks`), the check (:mod:`.check`) and the
+repository checks (:mod:`.check_repository`): the ``Problem`` record, the mapping from YAML marks
+back to lines and columns of the file as written, the constructed table walked beside its YAML
+nodes, and the compiler-style and JSON renderings with the exit code.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ __all__ = [
     "problems_json",
     "problems_text",
     "sorted_problems",
+    "table_offset",
 ]
 
 ERROR = c.CHECK_SEVERITY_ERROR
@@ -121,6 +122,12 @@ class Located:
             Located(item, nodes[index] if index < len(nodes) else None)
             for index, item in enumerate(self.value)
         ]
+
+
+def table_offset(text: str) -> int:
+    """Where the YAML of a task-table ``text`` starts: it is read with surrounding whitespace
+    trimmed, and positions still count from the file's first character."""
+    return len(text) - len(text.lstrip(c.WHITESPACE))
 
 
 class ProblemLog:

@@ -1,53 +1,46 @@
-"""The task table: validation and normalisation, the selection hash and ``force_paths`` globs.
+"""The task table: its grammar and normalisation, the selection hash and ``force_paths`` globs.
 
 docs/reference.md, "Task fields", "Hashes". Everything here is pure: the text comes in, a
-``TaskTable`` goes out, and any defect of the text is the one diagnostic ``InputError("tasks")``,
-which never names the defect.
+``TaskTable`` goes out. The grammar is written once, as the problems ``jev-select check`` shows
+the author (each with its task, field and position, :func:`read_table`); ``parse_tasks`` is that
+grammar for CI: any error is the one diagnostic ``InputError("tasks")``, which never names the
+defect. So a table has an error exactly when ``plan`` refuses it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
-import json
 import re
-from collections.abc import Callable, Sequence
-from importlib import resources
+from collections.abc import Sequence
 from typing import Any
 
-from jsonschema import Draft202012Validator
+import attrs
 from wcmatch import glob as wcglob
+from yaml.nodes import Node
 
 from .. import contracts as c
-from ..errors import InputError
+from ..errors import InputError, JevSelectError
+from . import yamlstrict
+from .check_problems import ERROR, Located, Problem, ProblemLog, closest, table_offset
 from .jsonutil import canonical_json, code_unit_key
 from .models import JobRef, Task, TaskTable
-from .yamlstrict import YamlStrictError, load_strict
 
 __all__ = [
     "GLOB_FLAGS",
+    "TableReading",
     "compile_glob",
     "compute_selection_hash",
     "match_force_paths",
     "parse_tasks",
+    "read_table",
     "selection_hash_text",
 ]
 
 # minimatch semantics with dot, nonegate and nocomment (docs/reference.md, "Task fields"); never
 # NEGATE or IGNORECASE.
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE | wcglob.EXTGLOB | wcglob.FORCEUNIX
-
-_FILE_PATH_FORBIDDEN = frozenset("\\\x00\r\n")
-_GLOB_FORBIDDEN = frozenset("\x00\r\n\u2028\u2029")
-_RESERVED_FOLDED = frozenset(task_id.lower() for task_id in c.RESERVED_TASK_IDS)
-
-
-@functools.cache
-def _tasks_validator() -> Draft202012Validator:
-    schema_text = (resources.files("jev_select") / "schemas" / c.TASKS_SCHEMA_FILE).read_text(
-        encoding="utf-8"
-    )
-    return Draft202012Validator(json.loads(schema_text))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -82,135 +75,490 @@ def match_force_paths(patterns: Sequence[str], paths: Sequence[str]) -> bool:
     return False
 
 
-def _is_blank(text: str) -> bool:
-    return not text.strip(c.WHITESPACE)
+# --------------------------------------------------------------------------------------------
+# The grammar
+# --------------------------------------------------------------------------------------------
+
+# Each refusal of the strict YAML reader, as the problem the author sees.
+_YAML_KINDS = {
+    yamlstrict.KIND_SYNTAX: (c.CHECK_YAML_SYNTAX, "YAML syntax error"),
+    yamlstrict.KIND_TAB: (
+        c.CHECK_YAML_TAB,
+        "a tab character cannot indent YAML; indent with spaces",
+    ),
+    yamlstrict.KIND_ALIAS: (c.CHECK_YAML_ALIAS, "aliases (*name) are not allowed in the table"),
+    yamlstrict.KIND_DIRECTIVE: (
+        c.CHECK_YAML_DIRECTIVE,
+        "directives (%YAML, %TAG) are not allowed in the table",
+    ),
+    yamlstrict.KIND_TAG: (
+        c.CHECK_YAML_TAG,
+        "only the tags !!str, !!int, !!float, !!bool, !!null, !!map and !!seq are allowed",
+    ),
+    yamlstrict.KIND_DUPLICATE_KEY: (
+        c.CHECK_YAML_DUPLICATE_KEY,
+        "this key repeats an earlier key of the same mapping",
+    ),
+    yamlstrict.KIND_MULTIPLE_DOCUMENTS: (
+        c.CHECK_YAML_MULTIPLE_DOCUMENTS,
+        "the table must be a single YAML document",
+    ),
+    yamlstrict.KIND_TOO_LARGE: (c.CHECK_YAML_TOO_LARGE, "the table is larger than 1 MiB"),
+    yamlstrict.KIND_TOO_DEEP: (c.CHECK_YAML_TOO_DEEP, "the table is nested too deeply"),
+    yamlstrict.KIND_TOO_MANY_NODES: (c.CHECK_YAML_TOO_MANY_NODES, "the table has too many values"),
+    yamlstrict.KIND_SCALAR: (
+        c.CHECK_YAML_SCALAR,
+        "this value does not fit its explicit tag, or holds an unpaired surrogate escape",
+    ),
+    yamlstrict.KIND_KEY: (
+        c.CHECK_YAML_KEY,
+        "a mapping key must be a plain value, not a list or mapping",
+    ),
+}
+
+# Plain words YAML 1.1 read as booleans; the table's YAML 1.2 reads them as text.
+_YAML11_BOOLEAN_WORDS = frozenset({"yes", "no", "on", "off", "y", "n", "true", "false"})
+_RESERVED_FOLDED = frozenset(task_id.lower() for task_id in c.RESERVED_TASK_IDS)
 
 
-def _has_dot_dot_segment(text: str) -> bool:
-    return ".." in text.split("/")
+class _FirstError(JevSelectError):
+    """Ends a reading at its first error: CI needs no more than that one (``parse_tasks``)."""
 
 
-def _is_file_path(value: object) -> bool:
-    return (
-        isinstance(value, str)
-        and value != ""
-        and not value.startswith("/")
-        and not _has_dot_dot_segment(value)
-        and _FILE_PATH_FORBIDDEN.isdisjoint(value)
+class _Grammar(ProblemLog):
+    """The task-table grammar, field by field: each defect is a problem at its node."""
+
+    def __init__(self, text: str, offset: int, *, stop_at_error: bool = False) -> None:
+        super().__init__(text, offset)
+        self._stop_at_error = stop_at_error
+
+    def add(
+        self,
+        code: str,
+        message: str,
+        node: Node | None,
+        *,
+        task: str | None = None,
+        field: str | None = None,
+        severity: str = ERROR,
+    ) -> None:
+        super().add(code, message, node, task=task, field=field, severity=severity)
+        if self._stop_at_error and severity == ERROR:
+            raise _FirstError
+
+    # -- the table ------------------------------------------------------------------------
+
+    def table(self, document: Located) -> None:
+        if not isinstance(document.value, dict):
+            self.add(
+                c.CHECK_NOT_A_MAPPING,
+                "the table must be a mapping of task IDs to task objects, such as "
+                "`unit: {description: ...}`",
+                document.node,
+            )
+            return
+        seen: dict[str, str] = {}
+        for task_id, key_node, body in document.items():
+            if self._enclosing_key(task_id, key_node, body):
+                continue
+            self.task_id(task_id, key_node, seen)
+            self.task(task_id, key_node, body)
+
+    def _enclosing_key(self, task_id: str, key_node: Node | None, body: Located) -> bool:
+        # `tasks: {unit: {...}}`: a wrapper key whose entries all look like tasks.
+        value = body.value
+        if not isinstance(value, dict) or not value or set(value) & set(c.TASK_FIELDS):
+            return False
+        if not all(
+            isinstance(inner, dict) and set(inner) & set(c.TASK_FIELDS) for inner in value.values()
+        ):
+            return False
+        self.add(
+            c.CHECK_ENCLOSING_KEY,
+            f'"{task_id}" wraps the tasks: the table has no enclosing key; each top-level key '
+            "is a task ID, so move the tasks one level up",
+            key_node,
+            task=task_id,
+        )
+        return True
+
+    def task_id(self, task_id: str, key_node: Node | None, seen: dict[str, str]) -> None:
+        if not re.fullmatch(c.TASK_ID_PATTERN, task_id, re.ASCII):
+            self.add(
+                c.CHECK_INVALID_TASK_ID,
+                f'task ID "{task_id}" must start with a letter or "_" and continue with letters, '
+                'digits, "_" or "-" (at most 64 characters)',
+                key_node,
+                task=task_id,
+            )
+            return
+        folded = task_id.lower()
+        if folded in _RESERVED_FOLDED:
+            self.add(
+                c.CHECK_RESERVED_TASK_ID,
+                f'task ID "{task_id}" is reserved (compared ignoring case); choose another name',
+                key_node,
+                task=task_id,
+            )
+            return
+        if folded in seen:
+            self.add(
+                c.CHECK_DUPLICATE_TASK_ID,
+                f'task ID "{task_id}" repeats "{seen[folded]}" (IDs are compared ignoring case)',
+                key_node,
+                task=task_id,
+            )
+            return
+        seen[folded] = task_id
+
+    def task(self, task_id: str, key_node: Node | None, body: Located) -> None:
+        if not isinstance(body.value, dict):
+            self.add(
+                c.CHECK_TASK_NOT_A_MAPPING,
+                f'task "{task_id}" must be a mapping with at least a description',
+                body.node if body.value is not None else key_node,
+                task=task_id,
+            )
+            return
+        suggested_description = False
+        fields: dict[str, tuple[Node | None, Located]] = {}
+        for field, field_node, value in body.items():
+            if field in c.TASK_FIELDS:
+                fields[field] = (field_node, value)
+                continue
+            suggestion = closest(field, c.TASK_FIELDS)
+            suggested_description |= suggestion == c.TASK_FIELD_DESCRIPTION
+            self.add(
+                c.CHECK_UNKNOWN_FIELD,
+                _unknown_field_message(field, suggestion, c.TASK_FIELDS),
+                field_node,
+                task=task_id,
+                field=field,
+            )
+        if c.TASK_FIELD_DESCRIPTION in fields:
+            self.description(task_id, *fields[c.TASK_FIELD_DESCRIPTION])
+        elif not suggested_description:
+            self.add(
+                c.CHECK_MISSING_DESCRIPTION,
+                f'task "{task_id}" has no description; add `description:` with the task\'s '
+                "verification scope",
+                key_node,
+                task=task_id,
+            )
+        if c.TASK_FIELD_ALWAYS in fields:
+            self.always(task_id, fields[c.TASK_FIELD_ALWAYS][1])
+        if c.TASK_FIELD_JOBS in fields:
+            self.jobs(task_id, *fields[c.TASK_FIELD_JOBS])
+        if c.TASK_FIELD_CONTEXT_FILES in fields:
+            self.path_list(
+                task_id, c.TASK_FIELD_CONTEXT_FILES, fields[c.TASK_FIELD_CONTEXT_FILES][1]
+            )
+        if c.TASK_FIELD_FORCE_PATHS in fields:
+            self.path_list(task_id, c.TASK_FIELD_FORCE_PATHS, fields[c.TASK_FIELD_FORCE_PATHS][1])
+
+    def description(self, task_id: str, _key: Node | None, value: Located) -> None:
+        field = c.TASK_FIELD_DESCRIPTION
+        if not isinstance(value.value, str):
+            self.add(
+                c.CHECK_WRONG_TYPE,
+                f'"{field}" must be text, not {_kind(value.value)}',
+                value.node,
+                task=task_id,
+                field=field,
+            )
+        elif not value.value.strip(c.WHITESPACE):
+            self.add(
+                c.CHECK_BLANK_DESCRIPTION,
+                f'"{field}" is blank; describe what the task verifies',
+                value.node,
+                task=task_id,
+                field=field,
+            )
+
+    def always(self, task_id: str, value: Located) -> None:
+        if isinstance(value.value, bool):
+            return
+        field = c.TASK_FIELD_ALWAYS
+        message = f'"{field}" must be true or false, not {_kind(value.value)}'
+        if isinstance(value.value, str) and value.value.lower() in _YAML11_BOOLEAN_WORDS:
+            message += f' ("{value.value}" is text in the table\'s YAML 1.2; write true or false)'
+        self.add(c.CHECK_WRONG_TYPE, message, value.node, task=task_id, field=field)
+
+    def jobs(self, task_id: str, key_node: Node | None, value: Located) -> None:
+        field = c.TASK_FIELD_JOBS
+        if not isinstance(value.value, list):
+            self.add(
+                c.CHECK_WRONG_TYPE,
+                f'"{field}" must be a list of job references, not {_kind(value.value)}',
+                value.node if value.value is not None else key_node,
+                task=task_id,
+                field=field,
+            )
+            return
+        if not value.value:
+            self.add(
+                c.CHECK_EMPTY_JOBS,
+                f'"{field}" must list at least one job reference; remove the field to reference '
+                "none",
+                value.node,
+                task=task_id,
+                field=field,
+            )
+            return
+        for item in value.elements():
+            self.job_ref(task_id, item)
+
+    def job_ref(self, task_id: str, item: Located) -> None:
+        field = c.TASK_FIELD_JOBS
+        if not isinstance(item.value, dict):
+            self.add(
+                c.CHECK_WRONG_TYPE,
+                "a job reference must be a mapping with `workflow:` and an optional `job:`, not "
+                + _kind(item.value),
+                item.node,
+                task=task_id,
+                field=field,
+            )
+            return
+        entries: dict[str, tuple[Node | None, Located]] = {}
+        suggested_workflow = False
+        for key, key_node, entry in item.items():
+            if key in c.JOB_REF_FIELDS:
+                entries[key] = (key_node, entry)
+                continue
+            suggestion = closest(key, c.JOB_REF_FIELDS)
+            suggested_workflow |= suggestion == c.JOB_REF_FIELD_WORKFLOW
+            self.add(
+                c.CHECK_UNKNOWN_FIELD,
+                _unknown_field_message(key, suggestion, c.JOB_REF_FIELDS),
+                key_node,
+                task=task_id,
+                field=field,
+            )
+        workflow = entries.get(c.JOB_REF_FIELD_WORKFLOW)
+        if workflow is None and not suggested_workflow:
+            self.add(
+                c.CHECK_MISSING_WORKFLOW,
+                "this job reference has no `workflow:` (the path of a workflow file)",
+                item.node,
+                task=task_id,
+                field=field,
+            )
+        elif workflow is not None:
+            reason = _path_defect(workflow[1].value)
+            if reason is not None:
+                self.add(
+                    c.CHECK_INVALID_PATH,
+                    f'"{c.JOB_REF_FIELD_WORKFLOW}" {reason}',
+                    workflow[1].node,
+                    task=task_id,
+                    field=field,
+                )
+        job = entries.get(c.JOB_REF_FIELD_JOB)
+        if job is not None:
+            job_value = job[1].value
+            if not isinstance(job_value, str):
+                self.add(
+                    c.CHECK_WRONG_TYPE,
+                    f'"{c.JOB_REF_FIELD_JOB}" must be a job key (text), not {_kind(job_value)}; '
+                    "remove it to reference every job of the workflow",
+                    job[1].node if job_value is not None else job[0],
+                    task=task_id,
+                    field=field,
+                )
+            elif not job_value.strip(c.WHITESPACE):
+                self.add(
+                    c.CHECK_BLANK_JOB,
+                    f'"{c.JOB_REF_FIELD_JOB}" is blank',
+                    job[1].node,
+                    task=task_id,
+                    field=field,
+                )
+
+    def path_list(self, task_id: str, field: str, value: Located) -> None:
+        globs = field == c.TASK_FIELD_FORCE_PATHS
+        noun = "globs" if globs else "file paths"
+        if not isinstance(value.value, list):
+            self.add(
+                c.CHECK_WRONG_TYPE,
+                f'"{field}" must be a list of {noun}, not {_kind(value.value)}',
+                value.node,
+                task=task_id,
+                field=field,
+            )
+            return
+        seen: set[str] = set()
+        for item in value.elements():
+            reason = _glob_defect(item.value) if globs else _path_defect(item.value)
+            if reason is not None:
+                self.add(
+                    c.CHECK_INVALID_GLOB if globs else c.CHECK_INVALID_PATH,
+                    f"this item {reason}",
+                    item.node,
+                    task=task_id,
+                    field=field,
+                )
+                continue
+            if item.value in seen:
+                self.add(
+                    c.CHECK_DUPLICATE_ITEM,
+                    f'"{item.value}" is listed twice in "{field}"',
+                    item.node,
+                    task=task_id,
+                    field=field,
+                )
+            seen.add(item.value)
+
+
+def _unknown_field_message(field: str, suggestion: str | None, known: Sequence[str]) -> str:
+    message = f'unknown field "{field}"'
+    if suggestion is not None:
+        return message + f'; did you mean "{suggestion}"?'
+    return message + "; the fields are " + ", ".join(f'"{name}"' for name in known)
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping"
+
+
+def _shape_defect(value: object, forbidden: str) -> str | None:
+    if not isinstance(value, str):
+        return f"must be text, not {_kind(value)}"
+    if value == "":
+        return "is empty"
+    if value.startswith("/"):
+        return 'starts with "/"; paths are relative to the repository root'
+    if ".." in value.split("/"):
+        return 'has a ".." segment'
+    if any(character in forbidden for character in value):
+        return "holds a character that is not allowed"
+    return None
+
+
+def _path_defect(value: object) -> str | None:
+    reason = _shape_defect(value, c.FILE_PATH_FORBIDDEN_CHARACTERS)
+    if reason is None and isinstance(value, str) and "\\" in value:
+        return 'holds "\\"; separate directories with "/"'
+    return reason
+
+
+def _glob_defect(value: object) -> str | None:
+    if isinstance(value, str) and value.startswith("!"):
+        return 'starts with "!": negation is not supported (a match can only force a task)'
+    reason = _shape_defect(value, c.GLOB_FORBIDDEN_CHARACTERS)
+    if reason is None and isinstance(value, str) and not compile_glob(value):
+        return "is a glob the matcher refuses (check brackets, braces and extglobs)"
+    return reason
+
+
+@attrs.frozen
+class TableReading:
+    """What the grammar makes of a task-table text.
+
+    ``problems`` are in the order the grammar meets them. ``document`` is the YAML value beside
+    its nodes, None when the text is blank or not strict YAML. ``table`` is the normalised
+    table, None exactly when a problem is an error (today every problem of the text is one).
+    """
+
+    problems: tuple[Problem, ...]
+    document: Located | None
+    table: TaskTable | None
+
+
+def read_table(text: str) -> TableReading:
+    """Read the task-table ``text`` with the grammar of docs/reference.md, "Task fields": every
+    problem, each placed at a line and column of ``text`` as given.
+
+    The YAML is parsed once, with surrounding whitespace trimmed.
+    """
+    return _read(text, stop_at_error=False)
+
+
+def _read(text: str, *, stop_at_error: bool) -> TableReading:
+    grammar = _Grammar(text, table_offset(text), stop_at_error=stop_at_error)
+    trimmed = text.strip(c.WHITESPACE)
+    if not trimmed:
+        grammar.problems.append(
+            Problem(
+                severity=ERROR,
+                code=c.CHECK_BLANK_TABLE,
+                message="the table is blank; write a mapping of task IDs to tasks (`{}` is an "
+                "empty table)",
+                line=1,
+                column=1,
+            )
+        )
+        return TableReading(problems=tuple(grammar.problems), document=None, table=None)
+    try:
+        value, node = yamlstrict.parse_strict(trimmed)
+    except yamlstrict.YamlStrictError as error:
+        code, message = _YAML_KINDS.get(error.kind, _YAML_KINDS[yamlstrict.KIND_SYNTAX])
+        line, column = grammar.positions.of_index(error.index)
+        grammar.problems.append(
+            Problem(severity=ERROR, code=code, message=message, line=line, column=column)
+        )
+        return TableReading(problems=tuple(grammar.problems), document=None, table=None)
+    document = Located(value, node)
+    with contextlib.suppress(_FirstError):
+        grammar.table(document)
+    refused = any(problem.severity == ERROR for problem in grammar.problems)
+    return TableReading(
+        problems=tuple(grammar.problems),
+        document=document,
+        table=None if refused else _normalised(value),
     )
 
 
-def _is_glob(value: object) -> bool:
-    return (
-        isinstance(value, str)
-        and value != ""
-        and not value.startswith(("!", "/"))
-        and not _has_dot_dot_segment(value)
-        and _GLOB_FORBIDDEN.isdisjoint(value)
-        and compile_glob(value)
-    )
+def _normalised(document: dict[str, Any]) -> TaskTable:
+    """The table of a document the grammar accepted: defaults filled in, tasks in ID order."""
+    tasks = [_task(task_id, body) for task_id, body in document.items()]
+    tasks.sort(key=lambda task: code_unit_key(task.id))
+    return TaskTable(tasks=tuple(tasks))
 
 
-def _unique_strings(values: Sequence[object]) -> bool:
-    return len(set(values)) == len(values)
-
-
-def _check_task_id(task_id: str, seen_folded: set[str]) -> None:
-    if not re.fullmatch(c.TASK_ID_PATTERN, task_id, re.ASCII):
-        raise InputError(c.INPUT_TASKS)
-    folded = task_id.lower()
-    if folded in _RESERVED_FOLDED or folded in seen_folded:
-        raise InputError(c.INPUT_TASKS)
-    seen_folded.add(folded)
-
-
-def _job_refs(value: object) -> tuple[JobRef, ...]:
-    if not isinstance(value, list) or not value:
-        raise InputError(c.INPUT_TASKS)
-    refs: list[JobRef] = []
-    for item in value:
-        if not isinstance(item, dict) or not set(item) <= {
-            c.JOB_REF_FIELD_WORKFLOW,
-            c.JOB_REF_FIELD_JOB,
-        }:
-            raise InputError(c.INPUT_TASKS)
-        workflow = item.get(c.JOB_REF_FIELD_WORKFLOW)
-        if not _is_file_path(workflow):
-            raise InputError(c.INPUT_TASKS)
-        job = item.get(c.JOB_REF_FIELD_JOB)
-        if job is None and c.JOB_REF_FIELD_JOB in item:
-            raise InputError(c.INPUT_TASKS)
-        if job is not None and (not isinstance(job, str) or _is_blank(job)):
-            raise InputError(c.INPUT_TASKS)
-        refs.append(JobRef(workflow=str(workflow), job=job))
-    return tuple(refs)
-
-
-def _path_list(value: object, *, is_valid: Callable[[object], bool]) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(is_valid(item) for item in value):
-        raise InputError(c.INPUT_TASKS)
-    if not _unique_strings(value):
-        raise InputError(c.INPUT_TASKS)
-    return tuple(value)
-
-
-def _build_task(task_id: str, body: object) -> Task:
-    if not isinstance(body, dict) or not set(body) <= set(c.TASK_FIELDS):
-        raise InputError(c.INPUT_TASKS)
-    description = body.get(c.TASK_FIELD_DESCRIPTION)
-    if not isinstance(description, str) or _is_blank(description):
-        raise InputError(c.INPUT_TASKS)
-    always = body.get(c.TASK_FIELD_ALWAYS, False)
-    if not isinstance(always, bool):
-        raise InputError(c.INPUT_TASKS)
-    jobs = _job_refs(body[c.TASK_FIELD_JOBS]) if c.TASK_FIELD_JOBS in body else None
-    context_files = (
-        _path_list(body[c.TASK_FIELD_CONTEXT_FILES], is_valid=_is_file_path)
-        if c.TASK_FIELD_CONTEXT_FILES in body
-        else None
-    )
-    force_paths = (
-        _path_list(body[c.TASK_FIELD_FORCE_PATHS], is_valid=_is_glob)
-        if c.TASK_FIELD_FORCE_PATHS in body
-        else None
-    )
+def _task(task_id: str, body: dict[str, Any]) -> Task:
+    jobs = body.get(c.TASK_FIELD_JOBS)
+    context_files = body.get(c.TASK_FIELD_CONTEXT_FILES)
+    force_paths = body.get(c.TASK_FIELD_FORCE_PATHS)
     return Task(
         id=task_id,
-        description=description,
-        always=always,
-        jobs=jobs,
-        context_files=context_files,
-        force_paths=force_paths,
+        description=body[c.TASK_FIELD_DESCRIPTION],
+        always=body.get(c.TASK_FIELD_ALWAYS, False),
+        jobs=(
+            tuple(
+                JobRef(workflow=ref[c.JOB_REF_FIELD_WORKFLOW], job=ref.get(c.JOB_REF_FIELD_JOB))
+                for ref in jobs
+            )
+            if jobs is not None
+            else None
+        ),
+        context_files=tuple(context_files) if context_files is not None else None,
+        force_paths=tuple(force_paths) if force_paths is not None else None,
     )
 
 
 def parse_tasks(text: str) -> TaskTable:
     """Validate and normalise the task-table YAML (docs/reference.md, "Task fields").
 
-    Raises ``InputError("tasks")`` for every defect: blank text, YAML outside the strict dialect,
-    a top level that is not a mapping, a schema violation, a bad, duplicate or reserved ID
-    (ignoring ASCII case), a bad path or glob, or a glob the matcher refuses.
+    Raises ``InputError("tasks")`` when the grammar finds any problem: blank text, YAML outside
+    the strict dialect, a top level that is not a mapping, a bad, duplicate or reserved ID
+    (ignoring ASCII case), an unknown field, a wrong type, a bad path or glob, or a glob the
+    matcher refuses. The error names none of them; ``jev-select check`` does.
     """
-    trimmed = text.strip(c.WHITESPACE)
-    if not trimmed:
+    table = _read(text, stop_at_error=True).table
+    if table is None:
         raise InputError(c.INPUT_TASKS)
-    try:
-        document = load_strict(trimmed)
-    except YamlStrictError:
-        raise InputError(c.INPUT_TASKS) from None
-    if not isinstance(document, dict):
-        raise InputError(c.INPUT_TASKS)
-    if not _tasks_validator().is_valid(document):
-        raise InputError(c.INPUT_TASKS)
-    # The schema documents the shape; the checks below are the exact rules (case-insensitive
-    # IDs, whole-string matching, the documented whitespace set) and do not rely on it.
-    seen_folded: set[str] = set()
-    tasks: list[Task] = []
-    for task_id, body in document.items():
-        _check_task_id(task_id, seen_folded)
-        tasks.append(_build_task(task_id, body))
-    tasks.sort(key=lambda task: code_unit_key(task.id))
-    return TaskTable(tasks=tuple(tasks))
+    return table
 
 
 def _selection_document(model: str, skip_below: float, tasks: TaskTable) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from .. import contracts as c
 from ..errors import JevSelectError
 from .jsonutil import format_number
 
-__all__ = ["YamlStrictError", "compose_strict", "load_strict", "mapping_key_text"]
+__all__ = ["YamlStrictError", "load_strict", "mapping_key_text", "parse_strict"]
 
 _TAG_PREFIX = "tag:yaml.org,2002:"
 _TAG_STR = _TAG_PREFIX + "str"
@@ -338,19 +338,23 @@ def _check_size(text: str) -> None:
         raise YamlStrictError(KIND_TOO_LARGE)
 
 
-def load_strict(text: str, *, aliases: bool = False) -> Any:
-    """Parse one strict YAML document (docs/reference.md, "Task fields"); mapping keys are always
-    strings.
+def parse_strict(text: str, *, aliases: bool = False) -> tuple[Any, Node | None]:
+    """Parse one strict YAML document (docs/reference.md, "Task fields") into its value and its
+    node tree, composed once: the value for the program, the nodes' marks for the author.
 
-    An empty stream gives ``None``. Raises ``YamlStrictError`` for anything refused.
-    ``aliases=True`` (workflow files and action metadata only) accepts anchors, aliases and
-    ``<<`` merge keys within the expanded-size bound.
+    Mapping keys of the value are always strings. An empty stream gives ``(None, None)``.
+    Raises ``YamlStrictError`` for anything refused. ``aliases=True`` (workflow files and
+    action metadata only) accepts anchors, aliases and ``<<`` merge keys within the
+    expanded-size bound; the node tree then shares the nodes an alias repeats.
     """
     _check_size(text)
     loader: _StrictLoader | None = None
     try:
         loader = _StrictLoader(text, aliases=aliases)
-        return loader.get_single_data()
+        # PyYAML's own get_single_data, split so that the node it composes is kept.
+        node = loader.get_single_node()
+        value = loader.construct_document(node) if node is not None else None
+        return value, node
     except YamlStrictError:
         raise
     except yaml.YAMLError as error:
@@ -362,23 +366,7 @@ def load_strict(text: str, *, aliases: bool = False) -> Any:
             loader.dispose()
 
 
-def compose_strict(text: str) -> Node | None:
-    """The node tree of a text ``load_strict`` accepts, with each node's position (marks).
-
-    Composition applies the same refusals as ``load_strict`` up to construction; callers use
-    it after ``load_strict`` succeeded, to locate values for the author of the text.
-    """
-    _check_size(text)
-    loader: _StrictLoader | None = None
-    try:
-        loader = _StrictLoader(text)
-        return loader.get_single_node()
-    except YamlStrictError:
-        raise
-    except yaml.YAMLError as error:
-        raise _refusal(error) from None
-    except (ValueError, TypeError, OverflowError, RecursionError):
-        raise YamlStrictError from None
-    finally:
-        if loader is not None:
-            loader.dispose()
+def load_strict(text: str, *, aliases: bool = False) -> Any:
+    """The value of ``parse_strict`` alone, for readers that never point into the text."""
+    value, _node = parse_strict(text, aliases=aliases)
+    return value

@@ -17,7 +17,6 @@ from jev_select.core.check_problems import (
     problems_text,
 )
 from jev_select.core.check_repository import Repository
-from jev_select.core.evidence import ActionFile
 from jev_select.core.tasks import parse_tasks
 from jev_select.errors import InputError
 
@@ -36,18 +35,12 @@ jobs:
 """
 
 
-def _no_action(_owner: str, _repo: str, _path: str, _ref: str) -> ActionFile | str:
-    return "missing"
-
-
 def _repository(files: Mapping[str, str], commit: str = "a" * 40) -> Repository:
     def read_file(path: str) -> bytes | None:
         text = files.get(path)
         return text.encode("utf-8") if text is not None else None
 
-    return Repository(
-        commit=commit, paths=tuple(files), read_file=read_file, fetch_action=_no_action
-    )
+    return Repository(commit=commit, paths=tuple(files), read_file=read_file)
 
 
 def _where(problem: Problem) -> tuple[str, str | None, str | None, int | None, int | None]:
@@ -172,6 +165,14 @@ def test_leading_blank_lines_and_indentation_keep_file_positions() -> None:
     problem = _only("\n\n  unit:\n    description: x\n    bogus: 1\n")
     assert _where(problem) == ("unknown-field", "unit", "bogus", 5, 5)
     assert "the fields are" in problem.message
+
+
+def test_repository_problems_keep_file_positions_after_leading_blank_lines() -> None:
+    text = "\n\n  docs:\n    description: d\n    force_paths: [docs/**, site/**]\n"
+    problems = check_table(text, _repository({"docs/index.md": "x"}))
+    assert [_where(problem) for problem in problems] == [
+        ("force-paths-no-match", "docs", "force_paths", 5, 28)
+    ]
 
 
 @pytest.mark.parametrize(

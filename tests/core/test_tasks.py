@@ -463,6 +463,37 @@ def test_product_schema_agrees_with_the_rules() -> None:
     assert ok({"unit": {"description": "x", "force_paths": ["a\\b", "..a"]}})
 
 
+# Every ASCII character, the spec's whitespace and a few others: enough to tell the sets apart.
+_CHARACTERS = sorted(
+    {chr(code) for code in range(0x80)} | set(c.WHITESPACE) | set("\x85\u180e\u200b\u2029\ufffd")
+)
+
+
+def test_product_schema_and_grammar_share_the_character_sets() -> None:
+    # The schema is not checked at run time: its character classes must be the grammar's.
+    validator = jsonschema.Draft202012Validator(load_product_schema())
+
+    def both(body: dict[str, Any]) -> tuple[bool, bool]:
+        table = {"unit": {"description": "x", **body}}
+        try:
+            parse_tasks(json.dumps(table))
+        except InputError:
+            accepted = False
+        else:
+            accepted = True
+        return bool(validator.is_valid(table)), accepted
+
+    for character in _CHARACTERS:
+        blank = character in c.WHITESPACE
+        assert both({"description": character}) == (not blank, not blank), repr(character)
+        path = character not in c.FILE_PATH_FORBIDDEN_CHARACTERS
+        assert both({"context_files": [f"a{character}b"]}) == (path, path), repr(character)
+        glob = character not in c.GLOB_FORBIDDEN_CHARACTERS
+        # The schema cannot say which globs compile; the grammar also refuses those the matcher
+        # refuses, and none of these two-character patterns is one.
+        assert both({"force_paths": [f"a{character}"]}) == (glob, glob), repr(character)
+
+
 # --- selection hash -------------------------------------------------------------------------------
 
 SPEC_EXAMPLE_HASH = "5a63fed57346fd768efbc2f1a1dcb209ee34eb8538762f3c22567c2b98527cab"

@@ -8,11 +8,17 @@ from typing import Any
 
 import pytest
 import yaml
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from jev_select import contracts as c
 from jev_select.core import yamlstrict
 from jev_select.core.tasks import parse_tasks
-from jev_select.core.yamlstrict import YamlStrictError, load_strict, mapping_key_text
+from jev_select.core.yamlstrict import (
+    YamlStrictError,
+    load_strict,
+    mapping_key_text,
+    parse_strict,
+)
 from jev_select.errors import InputError
 
 
@@ -20,6 +26,13 @@ def rejected(text: str) -> None:
     with pytest.raises(YamlStrictError) as caught:
         load_strict(text)
     assert str(caught.value) == ""
+    # The reader that keeps the nodes refuses the same texts, at the same place.
+    with pytest.raises(YamlStrictError) as with_nodes:
+        parse_strict(text)
+    assert (with_nodes.value.kind, with_nodes.value.index) == (
+        caught.value.kind,
+        caught.value.index,
+    )
     # The same text as a task table is the one fixed diagnostic and carries nothing of the text.
     with pytest.raises(InputError) as as_tasks:
         parse_tasks(text)
@@ -101,6 +114,26 @@ def test_nested_structures() -> None:
 def test_empty_stream_is_none() -> None:
     assert load_strict("") is None
     assert load_strict("# only a comment\n") is None
+
+
+def test_parse_strict_gives_the_value_with_its_nodes() -> None:
+    value, node = parse_strict("a:\n  - 1\n  - x\nb: {c: true}\n")
+    assert value == {"a": [1, "x"], "b": {"c": True}}
+    assert isinstance(node, MappingNode)
+    (a_key, a_value), (b_key, b_value) = node.value
+    assert isinstance(a_key, ScalarNode)
+    assert a_key.value == "a"
+    assert isinstance(a_value, SequenceNode)
+    assert [(item.start_mark.line, item.start_mark.column) for item in a_value.value] == [
+        (1, 4),
+        (2, 4),
+    ]
+    assert (b_key.start_mark.line, b_value.start_mark.column) == (3, 3)
+
+
+def test_parse_strict_of_an_empty_stream() -> None:
+    assert parse_strict("") == (None, None)
+    assert parse_strict("# only a comment\n") == (None, None)
 
 
 def test_single_explicit_document_is_fine() -> None:
@@ -346,7 +379,10 @@ def test_surrogate_in_a_description_is_a_tasks_error_not_a_crash() -> None:
 
 
 def loose(text: str) -> Any:
-    return load_strict(text, aliases=True)
+    value = load_strict(text, aliases=True)
+    # With the nodes, the value is the same: construction follows the one composition.
+    assert parse_strict(text, aliases=True)[0] == value
+    return value
 
 
 def test_workflow_mode_expands_aliases() -> None:
