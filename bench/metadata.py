@@ -30,7 +30,7 @@ from common import median, table, write_results
 from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
-from jev_select.core.evidence import ActionFile, resolve_metadata
+from jev_select.core.evidence import ActionFile, LookupFailure, resolve_metadata
 from jev_select.core.inputs import parse_inputs
 from jev_select.edges.git_runner import GitError, run_git, sanitised_environment
 from jev_select.edges.github_api import GitHubApi
@@ -94,8 +94,10 @@ def tasks_yaml() -> str:
     return "".join(blocks)
 
 
-def fetch_action(owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
-    return CHECKOUT_METADATA if (owner, repo, ref) == ("actions", "checkout", CHECKOUT) else "x"
+def fetch_action(owner: str, repo: str, subpath: str, ref: str) -> ActionFile | LookupFailure:
+    if (owner, repo, ref) == ("actions", "checkout", CHECKOUT):
+        return CHECKOUT_METADATA
+    return LookupFailure.MISSING
 
 
 LOOKUP_JOBS = 40
@@ -160,7 +162,9 @@ def lookup_rows(lookup_runs: int, silent_runs: int) -> list[dict[str, Any]]:
                 )
                 samples.append((time.perf_counter() - started) * 1000)
                 metadata = result.evidence["all"].job_metadata or {}
-                gaps = len(metadata["warnings"])
+                warnings = metadata["warnings"]
+                assert isinstance(warnings, list)
+                gaps = len(warnings)
             rows.append(
                 {
                     "api": name,

@@ -345,6 +345,54 @@ def test_docs_report_field_table_matches_contracts() -> None:
 def test_docs_warning_table_matches_contracts() -> None:
     names = [code_name(row[0]) for row in doc_table("Metadata warnings")]
     assert [name.split("<", 1)[0] for name in names] == list(c.WARNING_PREFIXES)
+    # The bare name and the form of the detail, kind by kind.
+    assert names == [kind.prefix + kind.detail for kind in c.GAP_KINDS]
+
+
+def test_gap_registry_is_the_one_vocabulary_of_gaps() -> None:
+    names = [kind.name for kind in c.GAP_KINDS]
+    assert names == list(c.GAP_NAMES)
+    assert len(set(names)) == len(names)
+    assert dict(zip(names, c.GAP_KINDS, strict=True)) == c.GAP_KIND_BY_NAME
+    assert tuple(kind.prefix for kind in c.GAP_KINDS) == c.WARNING_PREFIXES
+    assert tuple(kind.name for kind in c.GAP_KINDS if kind.check_error) == c.CHECK_GAP_ERRORS
+    locators = {c.GAP_AT_CONTEXT_FILE, c.GAP_AT_JOB, c.GAP_AT_WORKFLOW}
+    for kind in c.GAP_KINDS:
+        # The bare name is the check's problem code; a warning without a detail has no colon.
+        assert re.fullmatch(c.CHECK_CODE_PATTERN, kind.name), kind.name
+        assert kind.prefix == (kind.name + ":" if kind.detail else kind.name)
+        assert kind.warning("x") == kind.prefix + "x"
+        assert kind.locator in locators, kind.name
+        if kind.check_message is not None:
+            kind.check_message.format(detail="d", commit="c", workflow="w", job="j")
+        # Every error names something of the table that is not there: it has its own text.
+        assert not kind.check_error or kind.check_message is not None, kind.name
+    job_kinds = [kind for kind in c.GAP_KINDS if kind.locator == c.GAP_AT_JOB]
+    assert all(kind.detail.endswith("#<job>") for kind in job_kinds)
+
+
+def test_docs_check_section_names_the_gap_errors() -> None:
+    text = REFERENCE_DOC.read_text(encoding="utf-8")
+    section = text.split("\n## Checking a task table\n", 1)[1].split("\n## ", 1)[0]
+    sentence = " ".join(section.split()).split("under the gap's own name", 1)[1]
+    # The names of the sentence that ends "are errors", without its parenthetical remarks.
+    errors = re.sub(r"\([^)]*\)", "", sentence.split(" are errors", 1)[0])
+    named = re.findall(r"`([^`]*)`", errors)
+    assert len(named) == len(set(named))
+    assert set(named) == set(c.CHECK_GAP_ERRORS)
+
+
+def test_the_package_emits_gaps_through_the_registry() -> None:
+    """Outside the contracts, a gap is written as ``GapKind.warning``, never from a prefix."""
+    spelled = []
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        if path.parent == PACKAGE_DIR / "contracts":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("WARN_"):
+                spelled.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.attr}")
+    assert not spelled, spelled
 
 
 # ------------------------------------------------------------------------------------------
@@ -624,6 +672,7 @@ def owned_strings() -> dict[str, str]:
         "reserved task ID": c.RESERVED_TASK_IDS,
         "failure code": c.FAILURE_CODES,
         "warning prefix": c.WARNING_PREFIXES,
+        "gap name": c.GAP_NAMES,
         "analysis code": c.ANALYSIS_CODES,
         "observation vocabulary": c.STRATEGIES + c.OBSERVATION_STATUSES + c.GROUP_STATUSES,
         "marker": (c.PLAN_BLOCK_MARKER, c.REPORT_SCHEMA_TITLE),

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from .. import contracts as c
 from ..core.inputs import parse_inputs, threshold_syntax_ok, trim
 from ..core.models import Inputs
-from ..edges.files import open_regular_file
+from ..edges.files import read_capped_text
 from ..errors import InputError
 
 if TYPE_CHECKING:
@@ -78,11 +78,7 @@ def read_tasks_file(path: str | None) -> str | None:
     if not path:
         return None
     try:
-        with open_regular_file(path) as handle:
-            data = handle.read(c.MAX_TASKS_TEXT_BYTES + 1)
+        # A text over the cap comes back too long, and parse_tasks refuses it as input tasks.
+        return read_capped_text(path, c.MAX_TASKS_TEXT_BYTES)
     except OSError:  # a FIFO, a device or a directory too: refused before it is read
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
         return None

@@ -12,14 +12,13 @@ import os
 import sys
 import time
 from collections.abc import Mapping
-from typing import Any
 
 from .. import contracts as c
+from ..app.settings import metadata_lookups
 from ..core.check import check_table
 from ..core.check_problems import Problem, check_exit_code, problems_json, problems_text
 from ..core.check_repository import Repository
-from ..core.evidence import ActionFile
-from ..edges.files import open_regular_file
+from ..edges.files import read_capped_text
 from ..edges.git_local import (
     is_git_repository,
     local_file_at,
@@ -27,7 +26,6 @@ from ..edges.git_local import (
     resolve_local_revision,
 )
 from ..edges.git_runner import GitTimeBound
-from ..edges.github_api import GitHubApi, api_root
 from ..errors import JevSelectError
 
 __all__ = ["register", "run_check"]
@@ -37,7 +35,7 @@ class CheckUsageError(JevSelectError):
     """The command line cannot be served; the message is printed with the usage (exit 2)."""
 
 
-def register(commands: argparse._SubParsersAction[Any]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``check`` to the ``jev-select`` parser."""
     check = commands.add_parser(
         c.COMMAND_CHECK,
@@ -66,25 +64,10 @@ def _read_text(path: str) -> str | None:
     """The file's text; None when it is not UTF-8. Raises ``CheckUsageError`` when unreadable
     or not a regular file."""
     try:
-        with open_regular_file(path) as handle:
-            data = handle.read(c.MAX_TASKS_TEXT_BYTES + 1)
+        # Over the cap, the text is still checked: check_table reports its size as a problem.
+        return read_capped_text(path, c.MAX_TASKS_TEXT_BYTES)
     except OSError:
         raise CheckUsageError(f"cannot read the task table file {path!r}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def _action_fetcher(environ: Mapping[str, str]) -> Any:
-    root = api_root(c.GITHUB_DEFAULT_SERVER_URL, environ.get("GITHUB_API_URL") or None)
-    if root is None:
-        return _no_action
-    return GitHubApi(root, environ.get(c.LOCAL_GITHUB_TOKEN_ENV, "")).fetch_action
-
-
-def _no_action(_owner: str, _repo: str, _path: str, _ref: str) -> ActionFile | str:
-    return "missing"
 
 
 def _repository(
@@ -113,7 +96,12 @@ def _repository(
         commit=commit,
         paths=paths,
         read_file=read_file,
-        fetch_action=_action_fetcher(environ),
+        # The lookups of a local plan: actions and other repositories' reusable workflows.
+        lookups=metadata_lookups(
+            c.GITHUB_DEFAULT_SERVER_URL,
+            environ.get(c.GITHUB_API_URL_ENV) or None,
+            environ.get(c.LOCAL_GITHUB_TOKEN_ENV, ""),
+        ),
         clock=time.monotonic,
     )
 

@@ -1,49 +1,170 @@
-"""Task metadata warnings (the gap codes) and the reusable-workflow expansion bounds."""
+"""Task metadata gaps (one record per kind) and the reusable-workflow expansion bounds."""
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, NamedTuple
 
 # --------------------------------------------------------------------------------------------
-# Task metadata warnings (docs/reference.md, "Metadata warnings")
+# Task metadata gaps (docs/reference.md, "Metadata warnings" and "Checking a task table")
 # --------------------------------------------------------------------------------------------
 
-WARN_WORKFLOW_MISSING: Final = "workflow-missing:"
-WARN_WORKFLOW_INVALID: Final = "workflow-invalid:"
-WARN_JOB_MISSING: Final = "job-missing:"
-WARN_WORKFLOW_JOBS_MISSING: Final = "workflow-jobs-missing:"
-WARN_REUSABLE_WORKFLOW_UNRESOLVED: Final = "reusable-workflow-unresolved:"
-WARN_ACTION_METADATA_UNAVAILABLE: Final = "action-metadata-unavailable:"
-WARN_ACTION_METADATA_MISSING: Final = "action-metadata-missing:"
-WARN_ACTION_METADATA_INVALID: Final = "action-metadata-invalid:"
-WARN_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED: Final = "package-script-execution-context-unresolved"
-WARN_PACKAGE_SCRIPT_DEPTH_LIMIT: Final = "package-script-depth-limit:"
-WARN_PACKAGE_SCRIPT_DYNAMIC_DIRECTORY: Final = "package-script-dynamic-directory:"
-WARN_PACKAGE_SCRIPT_MISSING: Final = "package-script-missing:"
-WARN_PACKAGE_MANIFEST_INVALID: Final = "package-manifest-invalid:"
-WARN_PACKAGE_SCRIPT_ABSENT: Final = "package-script-absent:"
-WARN_CONTEXT_FILE_DYNAMIC: Final = "context-file-dynamic:"
-WARN_CONTEXT_FILE_MISSING: Final = "context-file-missing:"
-WARN_WORKFLOW_SHAPE_UNSUPPORTED: Final = "workflow-shape-unsupported:"
-WARNING_PREFIXES: Final = (
-    WARN_WORKFLOW_MISSING,
-    WARN_WORKFLOW_INVALID,
-    WARN_JOB_MISSING,
-    WARN_WORKFLOW_JOBS_MISSING,
-    WARN_REUSABLE_WORKFLOW_UNRESOLVED,
-    WARN_ACTION_METADATA_UNAVAILABLE,
-    WARN_ACTION_METADATA_MISSING,
-    WARN_ACTION_METADATA_INVALID,
-    WARN_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED,
-    WARN_PACKAGE_SCRIPT_DEPTH_LIMIT,
-    WARN_PACKAGE_SCRIPT_DYNAMIC_DIRECTORY,
-    WARN_PACKAGE_SCRIPT_MISSING,
-    WARN_PACKAGE_MANIFEST_INVALID,
-    WARN_PACKAGE_SCRIPT_ABSENT,
-    WARN_CONTEXT_FILE_DYNAMIC,
-    WARN_CONTEXT_FILE_MISSING,
-    WARN_WORKFLOW_SHAPE_UNSUPPORTED,
+# How ``jev-select check`` places a gap in the table: at the ``context_files`` item the detail
+# names; at the job reference ``<wf>#<job>`` names; or at the first job reference whose workflow
+# is the detail, else at the task's ``jobs`` (details that name no workflow of the table, such as
+# an action's ``uses``, land there).
+GAP_AT_CONTEXT_FILE: Final = "context-file"
+GAP_AT_JOB: Final = "job"
+GAP_AT_WORKFLOW: Final = "workflow"
+
+
+class GapKind(NamedTuple):
+    """One kind of metadata gap: every place that emits, reports or checks one reads this record.
+
+    ``name`` is the bare name: the report's warning starts with it and ``jev-select check`` uses
+    it as the problem code. ``detail`` is the documented form of what follows ``name:`` (empty:
+    the warning is the bare name alone). ``check_error`` makes it an error of ``check`` rather
+    than a warning; ``check_message`` is the check's text for it (None: the common text of
+    ``GAP_CHECK_MESSAGE``), with ``{detail}``, ``{commit}`` (12 digits), and for a job reference
+    ``{workflow}`` and ``{job}``; ``locator`` is one of the ``GAP_AT_*`` placements.
+    """
+
+    name: str
+    detail: str
+    check_error: bool
+    check_message: str | None
+    locator: str
+
+    @property
+    def prefix(self) -> str:
+        """What every warning of this kind starts with."""
+        return self.name + ":" if self.detail else self.name
+
+    def warning(self, detail: str = "") -> str:
+        """The report's warning for one occurrence."""
+        return self.prefix + detail
+
+
+GAP_WORKFLOW_MISSING: Final = GapKind(
+    "workflow-missing",
+    "<wf>",
+    True,
+    'workflow "{detail}" does not exist at {commit}',
+    GAP_AT_WORKFLOW,
 )
+GAP_WORKFLOW_INVALID: Final = GapKind(
+    "workflow-invalid",
+    "<wf>",
+    True,
+    'workflow "{detail}" is not a YAML mapping the strict loader accepts',
+    GAP_AT_WORKFLOW,
+)
+GAP_JOB_MISSING: Final = GapKind(
+    "job-missing",
+    "<wf>#<job>",
+    True,
+    # ``check`` appends its suggestion of a job key to this text.
+    'job "{job}" does not exist in "{workflow}"',
+    GAP_AT_JOB,
+)
+GAP_WORKFLOW_JOBS_MISSING: Final = GapKind(
+    "workflow-jobs-missing", "<wf>", True, 'workflow "{detail}" has no jobs', GAP_AT_WORKFLOW
+)
+GAP_REUSABLE_WORKFLOW_UNRESOLVED: Final = GapKind(
+    "reusable-workflow-unresolved", "<uses>", False, None, GAP_AT_WORKFLOW
+)
+GAP_ACTION_METADATA_UNAVAILABLE: Final = GapKind(
+    "action-metadata-unavailable", "<uses>", False, None, GAP_AT_WORKFLOW
+)
+GAP_ACTION_METADATA_MISSING: Final = GapKind(
+    "action-metadata-missing", "<uses>", False, None, GAP_AT_WORKFLOW
+)
+GAP_ACTION_METADATA_INVALID: Final = GapKind(
+    "action-metadata-invalid", "<uses>", False, None, GAP_AT_WORKFLOW
+)
+GAP_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED: Final = GapKind(
+    "package-script-execution-context-unresolved", "", False, None, GAP_AT_WORKFLOW
+)
+GAP_PACKAGE_SCRIPT_DEPTH_LIMIT: Final = GapKind(
+    "package-script-depth-limit", "<name>", False, None, GAP_AT_WORKFLOW
+)
+GAP_PACKAGE_SCRIPT_DYNAMIC_DIRECTORY: Final = GapKind(
+    "package-script-dynamic-directory", "<dir>", False, None, GAP_AT_WORKFLOW
+)
+GAP_PACKAGE_SCRIPT_MISSING: Final = GapKind(
+    "package-script-missing", "<manifest>#<name>", False, None, GAP_AT_WORKFLOW
+)
+GAP_PACKAGE_MANIFEST_INVALID: Final = GapKind(
+    "package-manifest-invalid", "<manifest>", False, None, GAP_AT_WORKFLOW
+)
+GAP_PACKAGE_SCRIPT_ABSENT: Final = GapKind(
+    "package-script-absent", "<manifest>#<name>", False, None, GAP_AT_WORKFLOW
+)
+GAP_CONTEXT_FILE_DYNAMIC: Final = GapKind(
+    "context-file-dynamic",
+    "<path>",
+    True,
+    'context file "{detail}" holds an expression or is not a normalised path',
+    GAP_AT_CONTEXT_FILE,
+)
+GAP_CONTEXT_FILE_MISSING: Final = GapKind(
+    "context-file-missing",
+    "<path>",
+    True,
+    'context file "{detail}" does not exist at {commit} (or is over 1 MiB, or not UTF-8)',
+    GAP_AT_CONTEXT_FILE,
+)
+GAP_WORKFLOW_SHAPE_UNSUPPORTED: Final = GapKind(
+    "workflow-shape-unsupported", "<wf>#<job>", False, None, GAP_AT_WORKFLOW
+)
+# Every kind, in the order of the documented table.
+GAP_KINDS: Final = (
+    GAP_WORKFLOW_MISSING,
+    GAP_WORKFLOW_INVALID,
+    GAP_JOB_MISSING,
+    GAP_WORKFLOW_JOBS_MISSING,
+    GAP_REUSABLE_WORKFLOW_UNRESOLVED,
+    GAP_ACTION_METADATA_UNAVAILABLE,
+    GAP_ACTION_METADATA_MISSING,
+    GAP_ACTION_METADATA_INVALID,
+    GAP_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED,
+    GAP_PACKAGE_SCRIPT_DEPTH_LIMIT,
+    GAP_PACKAGE_SCRIPT_DYNAMIC_DIRECTORY,
+    GAP_PACKAGE_SCRIPT_MISSING,
+    GAP_PACKAGE_MANIFEST_INVALID,
+    GAP_PACKAGE_SCRIPT_ABSENT,
+    GAP_CONTEXT_FILE_DYNAMIC,
+    GAP_CONTEXT_FILE_MISSING,
+    GAP_WORKFLOW_SHAPE_UNSUPPORTED,
+)
+GAP_NAMES: Final = tuple(kind.name for kind in GAP_KINDS)
+GAP_KIND_BY_NAME: Final = {kind.name: kind for kind in GAP_KINDS}
+# The check's text for a gap without its own ``check_message`` (and for a warning of no known
+# kind), with and without a detail.
+GAP_CHECK_MESSAGE: Final = 'metadata gap {name} "{detail}"; the task will always run'
+GAP_CHECK_MESSAGE_BARE: Final = "metadata gap {name}; the task will always run"
+# Gap names that are errors of ``check``: the table names a file or job that is not there, so the
+# task would run on every pull request.
+CHECK_GAP_ERRORS: Final = tuple(kind.name for kind in GAP_KINDS if kind.check_error)
+
+# The warning prefixes, one per kind (the report and the tests spell warnings with these).
+WARN_WORKFLOW_MISSING: Final = GAP_WORKFLOW_MISSING.prefix
+WARN_WORKFLOW_INVALID: Final = GAP_WORKFLOW_INVALID.prefix
+WARN_JOB_MISSING: Final = GAP_JOB_MISSING.prefix
+WARN_WORKFLOW_JOBS_MISSING: Final = GAP_WORKFLOW_JOBS_MISSING.prefix
+WARN_REUSABLE_WORKFLOW_UNRESOLVED: Final = GAP_REUSABLE_WORKFLOW_UNRESOLVED.prefix
+WARN_ACTION_METADATA_UNAVAILABLE: Final = GAP_ACTION_METADATA_UNAVAILABLE.prefix
+WARN_ACTION_METADATA_MISSING: Final = GAP_ACTION_METADATA_MISSING.prefix
+WARN_ACTION_METADATA_INVALID: Final = GAP_ACTION_METADATA_INVALID.prefix
+WARN_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED: Final = GAP_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED.prefix
+WARN_PACKAGE_SCRIPT_DEPTH_LIMIT: Final = GAP_PACKAGE_SCRIPT_DEPTH_LIMIT.prefix
+WARN_PACKAGE_SCRIPT_DYNAMIC_DIRECTORY: Final = GAP_PACKAGE_SCRIPT_DYNAMIC_DIRECTORY.prefix
+WARN_PACKAGE_SCRIPT_MISSING: Final = GAP_PACKAGE_SCRIPT_MISSING.prefix
+WARN_PACKAGE_MANIFEST_INVALID: Final = GAP_PACKAGE_MANIFEST_INVALID.prefix
+WARN_PACKAGE_SCRIPT_ABSENT: Final = GAP_PACKAGE_SCRIPT_ABSENT.prefix
+WARN_CONTEXT_FILE_DYNAMIC: Final = GAP_CONTEXT_FILE_DYNAMIC.prefix
+WARN_CONTEXT_FILE_MISSING: Final = GAP_CONTEXT_FILE_MISSING.prefix
+WARN_WORKFLOW_SHAPE_UNSUPPORTED: Final = GAP_WORKFLOW_SHAPE_UNSUPPORTED.prefix
+WARNING_PREFIXES: Final = tuple(kind.prefix for kind in GAP_KINDS)
 PROVENANCE_KINDS: Final = (
     "workflow-job",
     "workflow-defaults",

@@ -1,10 +1,12 @@
 """Check a task table against the repository at one commit (docs/reference.md, "Checking a
 task table").
 
-Pure core: the files at the commit, their contents and external action metadata come in through
-``Repository``. ``force_paths`` that match no file are warnings; every metadata gap a plan would
-report becomes a problem placed at the reference that caused it, with a suggestion where one job
-key is close.
+Pure core: the files at the commit, their contents and the lookups of other repositories'
+actions and reusable workflows come in through ``Repository``; metadata is resolved by the same
+entry point as a plan's (``resolve_with_lookups``), so check reports the gaps a plan would.
+``force_paths`` that match no file are warnings; every metadata gap becomes a problem with the
+code, message, severity and placement of its kind (``contracts.GAP_KINDS``), with a suggestion
+where one job key is close.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from yaml.nodes import Node
 from .. import contracts as c
 from . import yamlstrict
 from .check_problems import ERROR, WARNING, Located, ProblemLog, closest, node_at
-from .evidence import ExpansionBudget, FetchAction, ReadFile, resolve_metadata
+from .evidence import Lookups, NoLookups, ReadFile, resolve_with_lookups
 from .models import TaskTable
 from .tasks import match_force_paths
 
@@ -34,12 +36,15 @@ class Repository:
     commit: str
     paths: tuple[str, ...]  # every file path at the commit
     read_file: ReadFile  # a path at the commit -> bytes, or None
-    fetch_action: FetchAction
+    # Other repositories' actions and reusable workflows, looked up as a plan looks them up.
+    lookups: Lookups = attrs.field(factory=NoLookups)
     repository: str = c.LOCAL_REPOSITORY_NAME
     clock: Callable[[], float] | None = None  # bounds the reusable-workflow expansion in time
 
 
 def _gap_code(gap: str) -> tuple[str, str]:
+    """The problem code and the detail of a warning: the kind's name, or for a warning of no
+    known shape ``CHECK_METADATA_GAP`` and the whole warning."""
     name, _, detail = gap.partition(":")
     if _GAP_CODE.fullmatch(name) is None:
         return c.CHECK_METADATA_GAP, gap
@@ -86,33 +91,25 @@ def _job_suggestion(repository: Repository, workflow: str, job: str) -> str:
 
 
 def _gap_message(code: str, detail: str, repository: Repository) -> str:
-    if code == "workflow-missing":
-        return f'workflow "{detail}" does not exist at {repository.commit[:12]}'
-    if code == "workflow-invalid":
-        return f'workflow "{detail}" is not a YAML mapping the strict loader accepts'
-    if code == "workflow-jobs-missing":
-        return f'workflow "{detail}" has no jobs'
-    if code == "job-missing":
-        workflow, _, job = detail.rpartition("#")
-        return f'job "{job}" does not exist in "{workflow}"' + _job_suggestion(
-            repository, workflow, job
-        )
-    if code == "context-file-missing":
-        return (
-            f'context file "{detail}" does not exist at {repository.commit[:12]} '
-            "(or is over 1 MiB, or not UTF-8)"
-        )
-    if code == "context-file-dynamic":
-        return f'context file "{detail}" holds an expression or is not a normalised path'
-    return (
-        f"metadata gap {code}" + (f' "{detail}"' if detail else "") + "; the task will always run"
-    )
+    kind = c.GAP_KIND_BY_NAME.get(code)
+    if kind is None or kind.check_message is None:
+        template = c.GAP_CHECK_MESSAGE if detail else c.GAP_CHECK_MESSAGE_BARE
+        return template.format(name=code, detail=detail)
+    commit = repository.commit[:12]
+    if kind.locator != c.GAP_AT_JOB:
+        return kind.check_message.format(detail=detail, commit=commit)
+    workflow, _, job = detail.rpartition("#")
+    return kind.check_message.format(
+        detail=detail, commit=commit, workflow=workflow, job=job
+    ) + _job_suggestion(repository, workflow, job)
 
 
 def _gap_node(document: Located, task_id: str, code: str, detail: str) -> tuple[Node | None, str]:
+    kind = c.GAP_KIND_BY_NAME.get(code)
+    locator = c.GAP_AT_WORKFLOW if kind is None else kind.locator
     task = document.value.get(task_id) if isinstance(document.value, dict) else None
     if isinstance(task, dict):
-        if code.startswith("context-file") and isinstance(
+        if locator == c.GAP_AT_CONTEXT_FILE and isinstance(
             task.get(c.TASK_FIELD_CONTEXT_FILES), list
         ):
             items = task[c.TASK_FIELD_CONTEXT_FILES]
@@ -123,7 +120,10 @@ def _gap_node(document: Located, task_id: str, code: str, detail: str) -> tuple[
                     ), c.TASK_FIELD_CONTEXT_FILES
         refs = task.get(c.TASK_FIELD_JOBS)
         if isinstance(refs, list):
-            workflow, _, job = detail.rpartition("#") if code == "job-missing" else (detail, "", "")
+            # A context file not found above falls back to the references, as any detail does.
+            workflow, _, job = (
+                detail.rpartition("#") if locator == c.GAP_AT_JOB else (detail, "", "")
+            )
             for index, ref in enumerate(refs):
                 if not isinstance(ref, dict) or ref.get(c.JOB_REF_FIELD_WORKFLOW) != workflow:
                     continue
@@ -154,17 +154,17 @@ def check_repository(
                     field=c.TASK_FIELD_FORCE_PATHS,
                     severity=WARNING,
                 )
-    metadata = resolve_metadata(
+    metadata = resolve_with_lookups(
         table,
         read_file=repository.read_file,
-        fetch_action=repository.fetch_action,
+        lookups=repository.lookups,
         repository=repository.repository,
         commit=repository.commit,
-        budget=ExpansionBudget(clock=repository.clock),
+        clock=repository.clock,
     )
     for task_id, entry in metadata.evidence.items():
         gaps = entry.job_metadata.get("warnings", []) if entry.job_metadata is not None else []
-        for gap in gaps:
+        for gap in gaps if isinstance(gaps, list) else ():
             if not isinstance(gap, str):
                 continue
             code, detail = _gap_code(gap)

@@ -1,13 +1,18 @@
 """Task metadata evidence (docs/reference.md, "Task evidence"): workflows, actions, package scripts
 and context files.
 
-This module is pure apart from the callables it is handed: ``read_file`` (raw bytes of a
-repository path at the metadata commit, or None), ``fetch_action`` (an external action's
-metadata file) and ``fetch_workflow`` (another repository's reusable workflow); see
-``edges.metadata_lookup`` for the bounded lookups behind the last two. Nothing found in
-metadata is executed. The builder is split by concern: ``evidence_files`` (reading, decoding,
-parsing and caching), ``evidence_jobs`` (jobs, steps and reusable workflows),
-``workflow_shapes`` (which keys and step forms are understood) and ``package_scripts``.
+This module is pure apart from what it is handed: ``read_file`` (raw bytes of a repository path
+at the metadata commit, or None) and a ``Lookups`` (external actions' metadata files and other
+repositories' reusable workflows). Every command resolves metadata through
+``resolve_with_lookups``; the lookups differ: GitHub's bounded, concurrent ones
+(``edges.metadata_lookup.MetadataLookups``, for ``plan``, ``check`` and ``history`` with
+consent), none at all (``NoLookups``), or a replay case's snapshot
+(``edges.metadata_lookup.SnapshotLookups``). Nothing found in metadata is executed.
+
+The builder is split by concern: ``evidence_files`` (reading, decoding, parsing and caching),
+``evidence_jobs`` (jobs, steps and reusable workflows), ``workflow_shapes`` (which keys and step
+forms are understood) and ``package_scripts``. Every gap is emitted as a ``contracts.GapKind``
+(``kind.warning(detail)``).
 
 Per task, resolution runs in four phases, and gaps are recorded in that order (first seen, once):
 
@@ -18,8 +23,11 @@ Per task, resolution runs in four phases, and gaps are recorded in that order (f
 
 Public API:
 
+- ``resolve_with_lookups(tasks, *, read_file, lookups, repository, commit, clock=None)
+  -> MetadataResult``: the metadata phase of every command, in lookup rounds.
+- ``Lookups`` (what the rounds ask of a lookup implementation), ``NoLookups``.
 - ``resolve_metadata(tasks, *, read_file, fetch_action, repository, commit, fetch_workflow=None,
-  budget=None) -> MetadataResult`` (with per-task ``notes`` explaining gaps to people)
+  budget=None) -> MetadataResult``: one round (with per-task ``notes`` explaining gaps to people)
 - ``MetadataFiles(read_file, fetch_action, *, repository, commit, fetch_workflow=None,
   budget=None)``: cached, decoded file access at one commit, shared by every task of a run (each
   file read, each workflow parsed, each action resolved, each called workflow expanded at most
@@ -29,7 +37,7 @@ Public API:
 - ``build_evidence(task, metadata_files) -> TaskMetadata``: the pure per-task builder; its
   ``evidence`` is the ``TaskEvidence`` of the task and its ``hints`` the task's own
   working-directory hints (docs/reference.md, "Working-directory hints"), first-seen order.
-- ``ActionFile``: what ``fetch_action`` returns on success.
+- ``ActionFile``: what ``fetch_action`` returns on success, ``LookupFailure`` otherwise.
 - ``normalise_path(text) -> str | None``: the path normalisation of docs/reference.md,
 "Context files and path normalisation".
 - ``scan_command(command) -> ScriptScan``: the package-script scanner (``package_scripts``).
@@ -38,8 +46,8 @@ Public API:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Final, NotRequired, Protocol, TypedDict
 
 import attrs
 
@@ -48,6 +56,8 @@ from .evidence_files import (
     ActionFile,
     FetchAction,
     FetchWorkflow,
+    LookupFailure,
+    LookupOutcome,
     Manifest,
     MetadataFiles,
     ReadFile,
@@ -57,7 +67,7 @@ from .evidence_files import (
     text_location,
     whole_file_location,
 )
-from .evidence_jobs import JobsPhase
+from .evidence_jobs import EvidenceJob, JobsPhase
 from .expansion_budget import ExpansionBudget
 from .jsonutil import canonical_json, code_unit_key, sort_keys_deep
 from .models import MetadataResult, Task, TaskEvidence, TaskTable
@@ -68,13 +78,18 @@ __all__ = [
     "ExpansionBudget",
     "FetchAction",
     "FetchWorkflow",
+    "LookupFailure",
+    "LookupOutcome",
+    "Lookups",
     "MetadataFiles",
+    "NoLookups",
     "ReadFile",
     "ScriptScan",
     "TaskMetadata",
     "build_evidence",
     "normalise_path",
     "resolve_metadata",
+    "resolve_with_lookups",
     "scan_command",
 ]
 
@@ -84,9 +99,10 @@ _CURRENT_DIRECTORY = "."
 
 # Workflow and action keys read from YAML (GitHub Actions syntax, not product contracts).
 _JOBS = "jobs"
-_NAME = "name"
-_DESCRIPTION = "description"
-_INPUTS = "inputs"
+# Final, so that their literal values can name the keys of the entries below.
+_NAME: Final = "name"
+_DESCRIPTION: Final = "description"
+_INPUTS: Final = "inputs"
 _SCRIPTS = "scripts"
 
 # Provenance kinds, by their position in the contract tuple (docs/reference.md, "Job metadata"
@@ -94,6 +110,65 @@ _SCRIPTS = "scripts"
 _KIND_ACTION = c.PROVENANCE_KINDS[4]
 _KIND_PACKAGE_SCRIPT = c.PROVENANCE_KINDS[5]
 _KIND_CONTEXT_FILE = c.PROVENANCE_KINDS[6]
+
+
+# The entries of the evidence object and of the job metadata (docs/reference.md, "Evidence
+# object", "Job metadata"). The evidence has its keys sorted, but the job metadata is written
+# as built: its key order is the order the builder below inserts them in, not these classes'.
+
+
+class _Locator(TypedDict):
+    repository: str
+    commit: str
+    file: str
+    location: dict[str, int]
+
+
+class _Provenance(TypedDict):
+    kind: str
+    locator: _Locator
+    sha256: str
+    resolvedSha: NotRequired[str]
+
+
+class _ActionSummary(TypedDict):
+    uses: str
+    name: NotRequired[str]
+    description: NotRequired[str]
+    inputs: NotRequired[dict[str, str]]
+
+
+class _PackageScript(TypedDict):
+    name: str
+    command: str
+    workingDirectory: str
+    manifest: str
+
+
+class _ContextFile(TypedDict):
+    path: str
+    content: str
+
+
+class _Evidence(TypedDict):
+    actions: list[_ActionSummary]
+    contextFiles: list[_ContextFile]
+    description: str
+    jobs: list[EvidenceJob]
+    packageScripts: list[_PackageScript]
+    incomplete: NotRequired[bool]
+
+
+class _JobMetadata(TypedDict):
+    incomplete: bool
+    missing: list[str]
+    provenance: list[_Provenance]
+    hashes: dict[str, str]
+    warnings: list[str]
+    nativeDependencies: list[str]
+    workflow: NotRequired[str]
+    job: NotRequired[str]
+
 
 # --------------------------------------------------------------------------------------------
 # Per-task evidence
@@ -114,13 +189,13 @@ class _TaskBuilder:
         self.task = task
         self.files = files
         self.warnings: list[str] = []
-        self.provenance: list[dict[str, Any]] = []
+        self.provenance: list[_Provenance] = []
         self._provenance_keys: set[str] = set()
         self.hashes: dict[str, str] = {}
-        self.jobs: list[dict[str, Any]] = []
-        self.actions: list[dict[str, Any]] = []
-        self.scripts: list[dict[str, Any]] = []
-        self.context_files: list[dict[str, Any]] = []
+        self.jobs: list[EvidenceJob] = []
+        self.actions: list[_ActionSummary] = []
+        self.scripts: list[_PackageScript] = []
+        self.context_files: list[_ContextFile] = []
         self.hints: list[str] = []
         self._script_hints: list[str] = []
         self._visited_scripts: set[tuple[str, str]] = set()
@@ -148,7 +223,7 @@ class _TaskBuilder:
         sha256: str,
         resolved_sha: str | None = None,
     ) -> None:
-        item: dict[str, Any] = {
+        item: _Provenance = {
             "kind": kind,
             "locator": {
                 "repository": repository,
@@ -187,8 +262,8 @@ class _TaskBuilder:
         reached: set[tuple[str, str]] = set()
         for workflow, job in references:
             document = self.files.workflow(workflow)
-            if isinstance(document, str):
-                self.warn(document + workflow)
+            if isinstance(document, c.GapKind):
+                self.warn(document.warning(workflow))
                 continue
             source = self._jobs.local_source(workflow, document)
             jobs = document.data.get(_JOBS)
@@ -197,7 +272,7 @@ class _TaskBuilder:
             elif isinstance(jobs, Mapping) and jobs:
                 job_ids = [str(job_id) for job_id in jobs]
             else:
-                self.warn(c.WARN_WORKFLOW_JOBS_MISSING + workflow)
+                self.warn(c.GAP_WORKFLOW_JOBS_MISSING.warning(workflow))
                 continue
             for job_id in job_ids:
                 if (workflow, job_id) in reached:
@@ -214,11 +289,11 @@ class _TaskBuilder:
     def resolve_actions(self) -> None:
         for uses, merged_with in self._jobs.uses.items():
             outcome = self.files.action(uses)
-            if isinstance(outcome, str):
-                self.warn(outcome + uses)
+            if isinstance(outcome, c.GapKind):
+                self.warn(outcome.warning(uses))
                 continue
             data = outcome.document.data
-            summary: dict[str, Any] = {"uses": uses}
+            summary: _ActionSummary = {"uses": uses}
             for field in (_NAME, _DESCRIPTION):
                 value = data.get(field)
                 if isinstance(value, str):
@@ -256,7 +331,7 @@ class _TaskBuilder:
     def _scan(self, command: str, directory: str, depth: int) -> None:
         scan = scan_command(command)
         if scan.unresolved:
-            self.warn(c.WARN_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED)
+            self.warn(c.GAP_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED.warning())
             return
         if not scan.names:
             return
@@ -264,7 +339,7 @@ class _TaskBuilder:
         if directory == _CURRENT_DIRECTORY:
             manifest_path = _MANIFEST_NAME
         elif normalised is None or is_dynamic(directory):
-            self.warn(c.WARN_PACKAGE_SCRIPT_DYNAMIC_DIRECTORY + directory)
+            self.warn(c.GAP_PACKAGE_SCRIPT_DYNAMIC_DIRECTORY.warning(directory))
             return
         else:
             manifest_path = f"{normalised}/{_MANIFEST_NAME}"
@@ -272,20 +347,20 @@ class _TaskBuilder:
             if (manifest_path, name) in self._visited_scripts:
                 continue
             if depth > c.PACKAGE_SCRIPT_MAX_DEPTH:
-                self.warn(c.WARN_PACKAGE_SCRIPT_DEPTH_LIMIT + name)
+                self.warn(c.GAP_PACKAGE_SCRIPT_DEPTH_LIMIT.warning(name))
                 continue
             self._visited_scripts.add((manifest_path, name))
             manifest = self.files.manifest(manifest_path)
-            if manifest == c.WARN_PACKAGE_SCRIPT_MISSING:
-                self.warn(f"{c.WARN_PACKAGE_SCRIPT_MISSING}{manifest_path}#{name}")
+            if manifest == c.GAP_PACKAGE_SCRIPT_MISSING:
+                self.warn(c.GAP_PACKAGE_SCRIPT_MISSING.warning(f"{manifest_path}#{name}"))
                 continue
             if not isinstance(manifest, Manifest):
-                self.warn(c.WARN_PACKAGE_MANIFEST_INVALID + manifest_path)
+                self.warn(c.GAP_PACKAGE_MANIFEST_INVALID.warning(manifest_path))
                 continue
             scripts = manifest.data.get(_SCRIPTS)
             script = scripts.get(name) if isinstance(scripts, Mapping) else None
             if not isinstance(script, str):
-                self.warn(f"{c.WARN_PACKAGE_SCRIPT_ABSENT}{manifest_path}#{name}")
+                self.warn(c.GAP_PACKAGE_SCRIPT_ABSENT.warning(f"{manifest_path}#{name}"))
                 continue
             self.scripts.append(
                 {
@@ -311,11 +386,11 @@ class _TaskBuilder:
         for configured in self.task.context_files or ():
             normalised = normalise_path(configured)
             if normalised is None or is_dynamic(configured):
-                self.warn(c.WARN_CONTEXT_FILE_DYNAMIC + configured)
+                self.warn(c.GAP_CONTEXT_FILE_DYNAMIC.warning(configured))
                 continue
             text = self.files.text(normalised)
             if text is None:
-                self.warn(c.WARN_CONTEXT_FILE_MISSING + normalised)
+                self.warn(c.GAP_CONTEXT_FILE_MISSING.warning(normalised))
                 continue
             self.context_files.append({"path": configured, "content": text})
             self.record_local(
@@ -326,7 +401,7 @@ class _TaskBuilder:
 
     def result(self) -> TaskMetadata:
         incomplete = bool(self.warnings)
-        evidence: dict[str, Any] = {
+        evidence: _Evidence = {
             "actions": self.actions,
             "contextFiles": self.context_files,
             "description": self.task.description,
@@ -335,7 +410,7 @@ class _TaskBuilder:
         }
         if incomplete:
             evidence["incomplete"] = True
-        job_metadata: dict[str, Any] = {
+        job_metadata: _JobMetadata = {
             "incomplete": incomplete,
             "missing": list(self.warnings),
             "provenance": self.provenance,
@@ -387,7 +462,7 @@ def resolve_metadata(
 
     ``read_file(path)`` returns the raw bytes of a normalised repository path at ``commit`` (the
     metadata commit), or None; ``fetch_action(owner, repo, subpath, ref)`` returns an
-    ``ActionFile`` or a failure kind (``"missing"`` or ``"invalid"``);
+    ``ActionFile`` or a ``LookupFailure``;
     ``fetch_workflow(owner, repo, path, ref)`` does the same for another repository's reusable
     workflow (without it, such calls stay unresolved). ``budget`` bounds the reusable-workflow
     expansion of every task together (by default a fresh one without a clock, so no time limit).
@@ -412,3 +487,79 @@ def resolve_metadata(
             if hint not in hints:
                 hints.append(hint)
     return MetadataResult(evidence=evidence, hints=tuple(hints), notes=notes)
+
+
+# --------------------------------------------------------------------------------------------
+# The metadata phase: lookup rounds
+# --------------------------------------------------------------------------------------------
+
+
+class Lookups(Protocol):
+    """What the metadata phase asks of a lookup implementation.
+
+    ``fetch_action`` and ``fetch_workflow`` answer at once from what the implementation has; an
+    implementation that fetches later records what it could not answer yet and counts it as
+    missing for now. ``run_pending`` then fetches what was recorded and is False when there was
+    nothing to fetch, which ends the rounds.
+    """
+
+    def fetch_action(self, owner: str, repo: str, subpath: str, ref: str) -> LookupOutcome: ...
+
+    def fetch_workflow(self, owner: str, repo: str, path: str, ref: str) -> LookupOutcome: ...
+
+    def run_pending(self) -> bool: ...
+
+
+class NoLookups:
+    """Nothing is looked up: every external action and reusable workflow of another repository
+    is a metadata gap of its task (nothing may leave the machine, or there is nowhere to ask)."""
+
+    def fetch_action(self, owner: str, repo: str, subpath: str, ref: str) -> LookupOutcome:
+        return LookupFailure.MISSING
+
+    def fetch_workflow(self, owner: str, repo: str, path: str, ref: str) -> LookupOutcome:
+        return LookupFailure.MISSING
+
+    def run_pending(self) -> bool:
+        return False
+
+
+def resolve_with_lookups(
+    tasks: TaskTable,
+    *,
+    read_file: ReadFile,
+    lookups: Lookups,
+    repository: str,
+    commit: str,
+    clock: Callable[[], float] | None = None,
+) -> MetadataResult:
+    """The metadata phase: build the evidence, fetch what it asked for, build it again.
+
+    Each round fetches what the previous one asked for; a fetched reusable workflow can ask for
+    more, one nesting level per round. Lookups still unanswered after the last round count as
+    missing, so their tasks keep gaps. ``read_file`` is called again in every round (cache it).
+    Every round has its own expansion budget, but the rounds share one expansion time bound on
+    ``clock`` (None: no time bound).
+    """
+    budget: ExpansionBudget | None = None
+
+    def resolve() -> MetadataResult:
+        nonlocal budget
+        spent = 0.0 if budget is None else budget.spent_s
+        budget = ExpansionBudget(clock=clock, spent_s=spent)
+        return resolve_metadata(
+            tasks,
+            read_file=read_file,
+            fetch_action=lookups.fetch_action,
+            fetch_workflow=lookups.fetch_workflow,
+            repository=repository,
+            commit=commit,
+            budget=budget,
+        )
+
+    result = resolve()
+    for _ in range(c.REUSABLE_WORKFLOW_MAX_DEPTH + 1):
+        if not lookups.run_pending():
+            break
+        result = resolve()
+    return result

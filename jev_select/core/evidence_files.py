@@ -3,16 +3,17 @@
 
 ``MetadataFiles`` reads, decodes, parses and caches every file the evidence of a run needs: the
 repository's own files through the ``read_file`` callable, external actions and workflows of
-other repositories through the ``fetch_action`` and ``fetch_workflow`` callables (the edge that
-talks to GitHub). Parsed YAML keeps best-effort positions for provenance locators.
+other repositories through the ``fetch_action`` and ``fetch_workflow`` callables (a lookup
+implementation of ``evidence.Lookups``). A file that cannot be used comes back as the ``GapKind``
+of its gap. Parsed YAML keeps best-effort positions for provenance locators.
 """
 
 from __future__ import annotations
 
+import enum
 import hashlib
-import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeAlias, overload
 
 import attrs
 import yaml
@@ -21,6 +22,7 @@ from .. import contracts as c
 from .expansion_budget import ExpansionBudget
 from .inputs import is_repository_name
 from .jsonutil import JsonError, strict_loads
+from .object_ids import is_object_id
 from .yamlstrict import YamlStrictError, load_strict, mapping_key_text
 
 if TYPE_CHECKING:
@@ -30,12 +32,16 @@ __all__ = [
     "ActionFile",
     "FetchAction",
     "FetchWorkflow",
+    "JsonValue",
+    "LookupFailure",
+    "LookupOutcome",
     "Manifest",
     "MetadataFiles",
     "ReadFile",
     "RemoteWorkflow",
     "ResolvedAction",
     "YamlDocument",
+    "YamlMapping",
     "is_dynamic",
     "json_safe",
     "normalise_path",
@@ -44,18 +50,34 @@ __all__ = [
     "whole_file_location",
 ]
 
-ReadFile = Callable[[str], "bytes | None"]
-FetchAction = Callable[[str, str, str, str], "ActionFile | str"]
-FetchWorkflow = Callable[[str, str, str, str], "ActionFile | str"]
 
-_ACTION_INVALID = "invalid"
+class LookupFailure(enum.StrEnum):
+    """Why a lookup of another repository's file gave no file.
+
+    A ``StrEnum`` so that a library caller's fetcher that still answers the documented strings
+    ``"missing"`` and ``"invalid"`` keeps working.
+    """
+
+    MISSING = "missing"  # not found, not fetched (yet, or at all), or the fetch failed
+    INVALID = "invalid"  # found, but its metadata cannot be read
+
+
+ReadFile = Callable[[str], "bytes | None"]
+# What a lookup of another repository's action or reusable workflow answers.
+LookupOutcome: TypeAlias = "ActionFile | LookupFailure"
+FetchAction: TypeAlias = Callable[[str, str, str, str], LookupOutcome]
+FetchWorkflow: TypeAlias = Callable[[str, str, str, str], LookupOutcome]
+# A parsed value as ``json_safe`` copies it into the evidence.
+JsonValue: TypeAlias = "str | int | float | bool | list[JsonValue] | dict[str, JsonValue] | None"
+# A parsed YAML mapping: the strict loader gives string keys only, values are still unchecked.
+YamlMapping: TypeAlias = Mapping[str, object]
+
 _BOM = "\ufeff"
 _DOCKER_PREFIX = "docker://"
 _LOCAL_PREFIX = "./"
 _ACTION_FILE_NAMES = ("action.yml", "action.yaml")
 _CURRENT_DIRECTORY = "."
 _EXPRESSION_MARKERS = ("${{", "}}")
-_HEX40 = re.compile(r"[0-9a-fA-F]{40}")
 
 # --------------------------------------------------------------------------------------------
 # Paths, text and JSON-safe values
@@ -92,7 +114,7 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _key_text(key: Any) -> str:
+def _key_text(key: object) -> str:
     """A mapping key as a string, by the conversion rules of docs/reference.md, "Task fields"."""
     try:
         return mapping_key_text(key)
@@ -100,7 +122,15 @@ def _key_text(key: Any) -> str:
         return str(key)
 
 
-def json_safe(value: Any) -> Any:
+@overload
+def json_safe(value: Mapping[str, object]) -> dict[str, JsonValue]: ...
+
+
+@overload
+def json_safe(value: object) -> JsonValue: ...
+
+
+def json_safe(value: object) -> JsonValue:
     """A copy of a YAML value that JSON can carry (string keys, lists for sequences)."""
     if isinstance(value, Mapping):
         return {_key_text(key): json_safe(item) for key, item in value.items()}
@@ -149,9 +179,10 @@ def text_location(text: str, needle: str) -> dict[str, int]:
 
 
 class YamlDocument:
-    """A strictly parsed YAML text; node positions come from a second, composition-only pass."""
+    """A strictly parsed YAML text whose top level is a mapping; node positions come from a second,
+    composition-only pass."""
 
-    def __init__(self, text: str, data: Any) -> None:
+    def __init__(self, text: str, data: YamlMapping) -> None:
         self.text = text
         self.data = data
         self.sha256 = sha256_text(text)
@@ -199,9 +230,13 @@ class YamlDocument:
 
 
 def parse_yaml(text: str) -> YamlDocument | None:
+    """The document, or None when it does not parse or its top level is not a mapping (every
+    workflow and action metadata file is one)."""
     try:
-        data = load_strict(text, aliases=True)
+        data: object = load_strict(text, aliases=True)
     except Exception:  # any loader failure, including the strict rejections, is "invalid"
+        return None
+    if not isinstance(data, Mapping):
         return None
     return YamlDocument(text, data)
 
@@ -234,7 +269,7 @@ class ResolvedAction:
     resolved_sha: str | None
 
 
-_ActionOutcome = ResolvedAction | str  # a warning prefix on failure
+_ActionOutcome = ResolvedAction | c.GapKind  # the kind of its gap on failure
 
 
 @attrs.frozen
@@ -250,7 +285,7 @@ class RemoteWorkflow:
 @attrs.frozen
 class Manifest:
     text: str
-    data: Mapping[str, Any]
+    data: Mapping[str, object]
 
 
 class MetadataFiles:
@@ -281,9 +316,9 @@ class MetadataFiles:
         self._fetch_workflow = fetch_workflow
         self._remote_workflows: dict[str, RemoteWorkflow | None] = {}
         self._texts: dict[str, str | None] = {}
-        self._workflows: dict[str, YamlDocument | str] = {}
+        self._workflows: dict[str, YamlDocument | c.GapKind] = {}
         self._actions: dict[str, _ActionOutcome] = {}
-        self._manifests: dict[str, Manifest | str] = {}
+        self._manifests: dict[str, Manifest | c.GapKind] = {}
 
     def text(self, path: str) -> str | None:
         """Decoded text of a normalised repository path, or None when it counts as missing."""
@@ -300,20 +335,17 @@ class MetadataFiles:
             self._texts[path] = _decode(data)
         return self._texts[path]
 
-    def workflow(self, path: str) -> YamlDocument | str:
-        """The parsed workflow at ``path`` (as written), or a warning prefix."""
+    def workflow(self, path: str) -> YamlDocument | c.GapKind:
+        """The parsed workflow at ``path`` (as written), or the kind of its gap."""
         if path not in self._workflows:
             normalised = normalise_path(path)
             text = self.text(normalised) if normalised is not None else None
-            outcome: YamlDocument | str
+            outcome: YamlDocument | c.GapKind
             if text is None:
-                outcome = c.WARN_WORKFLOW_MISSING
+                outcome = c.GAP_WORKFLOW_MISSING
             else:
                 document = parse_yaml(text)
-                if document is None or not isinstance(document.data, Mapping):
-                    outcome = c.WARN_WORKFLOW_INVALID
-                else:
-                    outcome = document
+                outcome = c.GAP_WORKFLOW_INVALID if document is None else document
             self._workflows[path] = outcome
         return self._workflows[path]
 
@@ -341,22 +373,25 @@ class MetadataFiles:
             fetched = self._fetch_workflow(owner, repo, path, ref)
         except Exception:  # a failing fetcher is the same as an unreadable workflow
             return None
-        if not isinstance(fetched, ActionFile) or _HEX40.fullmatch(fetched.resolved_sha) is None:
+        if not isinstance(fetched, ActionFile) or not is_object_id(
+            fetched.resolved_sha, sha1_only=True
+        ):
             return None
         text = fetched.text[1:] if fetched.text.startswith(_BOM) else fetched.text
         document = parse_yaml(text)
-        if document is None or not isinstance(document.data, Mapping):
+        if document is None:
             return None
         return RemoteWorkflow(document, f"{owner}/{repo}", path, fetched.resolved_sha.lower())
 
-    def manifest(self, path: str) -> Manifest | str:
-        """The parsed ``package.json`` at a normalised path, or a warning prefix."""
+    def manifest(self, path: str) -> Manifest | c.GapKind:
+        """The parsed ``package.json`` at a normalised path, or the kind of its gap."""
         if path not in self._manifests:
             text = self.text(path)
-            outcome: Manifest | str
+            outcome: Manifest | c.GapKind
             if text is None:
-                outcome = c.WARN_PACKAGE_SCRIPT_MISSING
+                outcome = c.GAP_PACKAGE_SCRIPT_MISSING
             else:
+                data: object
                 try:
                     data = strict_loads(text)
                 except JsonError:
@@ -364,12 +399,12 @@ class MetadataFiles:
                 if isinstance(data, dict):
                     outcome = Manifest(text, data)
                 else:
-                    outcome = c.WARN_PACKAGE_MANIFEST_INVALID
+                    outcome = c.GAP_PACKAGE_MANIFEST_INVALID
             self._manifests[path] = outcome
         return self._manifests[path]
 
     def action(self, uses: str) -> _ActionOutcome:
-        """The resolved action ``uses`` names, or the warning prefix of its gap (docs/reference.md,
+        """The resolved action ``uses`` names, or the kind of its gap (docs/reference.md,
         "Actions in the evidence")."""
         if uses not in self._actions:
             self._actions[uses] = self._resolve_action(uses)
@@ -379,15 +414,15 @@ class MetadataFiles:
         if uses.startswith(_LOCAL_PREFIX):
             directory = normalise_path(uses)
             if directory is None or is_dynamic(uses):
-                return c.WARN_ACTION_METADATA_UNAVAILABLE
+                return c.GAP_ACTION_METADATA_UNAVAILABLE
             for name in _ACTION_FILE_NAMES:
                 file = f"{directory}/{name}"
                 text = self.text(file)
                 if text is not None:
                     return self._parsed_action(text, self.repository, self.commit, file, None)
-            return c.WARN_ACTION_METADATA_MISSING
+            return c.GAP_ACTION_METADATA_MISSING
         if uses.startswith(_DOCKER_PREFIX) or is_dynamic(uses):
-            return c.WARN_ACTION_METADATA_UNAVAILABLE
+            return c.GAP_ACTION_METADATA_UNAVAILABLE
         target, separator, ref = uses.partition("@")
         segments = target.split("/")
         if (
@@ -397,18 +432,20 @@ class MetadataFiles:
             or not is_repository_name("/".join(segments[:2]))
             or any(segment in ("", ".", "..") for segment in segments)
         ):
-            return c.WARN_ACTION_METADATA_UNAVAILABLE
+            return c.GAP_ACTION_METADATA_UNAVAILABLE
         owner, repo, subpath = segments[0], segments[1], "/".join(segments[2:])
         try:
             fetched = self._fetch_action(owner, repo, subpath, ref)
         except Exception:  # a failing fetcher is the same as unavailable metadata
-            return c.WARN_ACTION_METADATA_MISSING
+            return c.GAP_ACTION_METADATA_MISSING
         if not isinstance(fetched, ActionFile):
-            if fetched == _ACTION_INVALID:
-                return c.WARN_ACTION_METADATA_INVALID
-            return c.WARN_ACTION_METADATA_MISSING
-        if _HEX40.fullmatch(fetched.resolved_sha) is None:
-            return c.WARN_ACTION_METADATA_MISSING
+            # Anything but a file or INVALID (a library fetcher may answer a plain string) is
+            # missing.
+            if fetched == LookupFailure.INVALID:
+                return c.GAP_ACTION_METADATA_INVALID
+            return c.GAP_ACTION_METADATA_MISSING
+        if not is_object_id(fetched.resolved_sha, sha1_only=True):
+            return c.GAP_ACTION_METADATA_MISSING
         text = fetched.text[1:] if fetched.text.startswith(_BOM) else fetched.text
         sha = fetched.resolved_sha.lower()
         return self._parsed_action(text, f"{owner}/{repo}", sha, fetched.file_path, sha)
@@ -418,6 +455,6 @@ class MetadataFiles:
         text: str, repository: str, commit: str, file: str, resolved_sha: str | None
     ) -> _ActionOutcome:
         document = parse_yaml(text)
-        if document is None or not isinstance(document.data, Mapping):
-            return c.WARN_ACTION_METADATA_INVALID
+        if document is None:
+            return c.GAP_ACTION_METADATA_INVALID
         return ResolvedAction(document, repository, commit, file, resolved_sha)

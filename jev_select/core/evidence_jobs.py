@@ -19,15 +19,17 @@ for keeps the same gap.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeAlias
+from typing import Final, Required, TypeAlias, TypedDict
 
 import attrs
 
 from .. import contracts as c
 from .evidence_files import (
+    JsonValue,
     MetadataFiles,
     RemoteWorkflow,
     YamlDocument,
+    YamlMapping,
     is_dynamic,
     json_safe,
     normalise_path,
@@ -35,16 +37,25 @@ from .evidence_files import (
 from .expansion_budget import OverBudget
 from .workflow_shapes import flatten_steps, job_shape_supported, workflow_shape_supported
 
-__all__ = ["Expansion", "ExpansionKey", "JobSource", "JobsPhase", "StepRun"]
+__all__ = [
+    "EvidenceJob",
+    "EvidenceStep",
+    "Expansion",
+    "ExpansionKey",
+    "JobSource",
+    "JobsPhase",
+    "StepRun",
+]
 
-_JOBS = "jobs"
-_STEPS = "steps"
-_NAME = "name"
-_RUN = "run"
-_USES = "uses"
-_WITH = "with"
+# Final, so that their literal values can name the keys of the entries below.
+_JOBS: Final = "jobs"
+_STEPS: Final = "steps"
+_NAME: Final = "name"
+_RUN: Final = "run"
+_USES: Final = "uses"
+_WITH: Final = "with"
 _NEEDS = "needs"
-_SHELL = "shell"
+_SHELL: Final = "shell"
 _PATH = "path"
 _REPOSITORY = "repository"
 _REF = "ref"
@@ -61,6 +72,37 @@ _KIND_WORKFLOW_JOB = c.PROVENANCE_KINDS[0]
 _KIND_WORKFLOW_DEFAULTS = c.PROVENANCE_KINDS[1]
 _KIND_JOB_DEFAULTS = c.PROVENANCE_KINDS[2]
 _KIND_WORKFLOW_STEP = c.PROVENANCE_KINDS[3]
+
+# The evidence entries of a step and of a job (docs/reference.md, "Jobs in the evidence"). The
+# functional form because ``with`` is a Python keyword; the evidence sorts its keys, so the order
+# here is not the order written.
+EvidenceStep = TypedDict(
+    "EvidenceStep",
+    {
+        "working_directory": Required[str],
+        "name": JsonValue,
+        "run": JsonValue,
+        "uses": JsonValue,
+        "with": JsonValue,
+        "shell": str,
+        "parallel": int,
+        "background": bool,
+    },
+    total=False,
+)
+EvidenceJob = TypedDict(
+    "EvidenceJob",
+    {
+        "id": Required[str],
+        "workflow": Required[str],
+        "name": str,
+        "uses": str,
+        "with": dict[str, JsonValue],
+        "jobs": list["EvidenceJob"],  # a called workflow's jobs
+        "steps": list[EvidenceStep],
+    },
+    total=False,
+)
 
 
 @attrs.frozen
@@ -109,7 +151,7 @@ class _Record:
 @attrs.frozen
 class _Use:
     action: str
-    options: Mapping[str, Any] | None  # the step's ``with``, JSON-safe
+    options: Mapping[str, JsonValue] | None  # the step's ``with``, JSON-safe
 
 
 # The called workflow's identity and the call as written (it labels the called jobs and their
@@ -131,7 +173,7 @@ class Expansion:
     the same expansion, provided it meets ``reached`` in exactly ``context``.
     """
 
-    jobs: list[dict[str, Any]]
+    jobs: list[EvidenceJob]
     effects: tuple[_Effect, ...]
     size: int
     depth: int
@@ -162,21 +204,21 @@ class _Frame:
     limited: bool = False
 
 
-def _run_default(owner: Mapping[str, Any], field: str) -> str | None:
+def _run_default(owner: YamlMapping, field: str) -> str | None:
     defaults = owner.get(_DEFAULTS)
     run = defaults.get(_RUN) if isinstance(defaults, Mapping) else None
     value = run.get(field) if isinstance(run, Mapping) else None
     return value if isinstance(value, str) else None
 
 
-def _first_string(*values: Any) -> str | None:
+def _first_string(*values: object) -> str | None:
     for value in values:
         if isinstance(value, str):
             return value
     return None
 
 
-def _checkout_path(step: Mapping[str, Any]) -> str | None:
+def _checkout_path(step: YamlMapping) -> str | None:
     """The ``path`` of an ``actions/checkout`` step that checks out this repository's commit."""
     uses = step.get(_USES)
     options = step.get(_WITH)
@@ -217,7 +259,7 @@ class JobsPhase:
         self.warn = warn
         self.hint = hint
         self.record = record
-        self.uses: dict[str, dict[str, Any]] = {}  # action -> merged ``with``
+        self.uses: dict[str, dict[str, JsonValue]] = {}  # action -> merged ``with``
         self.runs: list[StepRun] = []
         self.native_dependencies: set[str] = set()
         self.notes: list[str] = []
@@ -230,7 +272,7 @@ class JobsPhase:
 
     def missing_job(self, source: JobSource, job_id: str) -> None:
         """``job-missing``; a note names the key when the task used a job's display name."""
-        self.warn(f"{c.WARN_JOB_MISSING}{source.label}#{job_id}")
+        self.warn(c.GAP_JOB_MISSING.warning(f"{source.label}#{job_id}"))
         jobs = source.document.data.get(_JOBS)
         for key, job in jobs.items() if isinstance(jobs, Mapping) else ():
             if isinstance(job, Mapping) and job.get(_NAME) == job_id:
@@ -243,14 +285,14 @@ class JobsPhase:
         self,
         source: JobSource,
         job_id: str,
-        job: Mapping[str, Any],
+        job: YamlMapping,
         chain: tuple[str, ...],
         *,
         top_level: bool = True,
-    ) -> dict[str, Any]:
+    ) -> EvidenceJob:
         document = source.document
         workflow_data = document.data
-        item: dict[str, Any] = {"id": job_id, "workflow": source.label}
+        item: EvidenceJob = {"id": job_id, "workflow": source.label}
         name = job.get(_NAME)
         if isinstance(name, str):
             item["name"] = name
@@ -270,15 +312,16 @@ class JobsPhase:
             self._record(source, _KIND_JOB_DEFAULTS, location)
 
         if not workflow_shape_supported(workflow_data) or not job_shape_supported(job):
-            self._emit(_Warn(f"{c.WARN_WORKFLOW_SHAPE_UNSUPPORTED}{source.label}#{job_id}"))
+            self._emit(_Warn(c.GAP_WORKFLOW_SHAPE_UNSUPPORTED.warning(f"{source.label}#{job_id}")))
         uses = job.get(_USES)
         if isinstance(uses, str):
             item[_USES] = uses
-            if isinstance(job.get(_WITH), Mapping):
-                item[_WITH] = json_safe(job[_WITH])
+            options = job.get(_WITH)
+            if isinstance(options, Mapping):
+                item[_WITH] = json_safe(options)
             called = self._call(uses, source, chain)
             if called is None:
-                self._emit(_Warn(c.WARN_REUSABLE_WORKFLOW_UNRESOLVED + uses))
+                self._emit(_Warn(c.GAP_REUSABLE_WORKFLOW_UNRESOLVED.warning(uses)))
             else:
                 item[_JOBS] = called
             return item
@@ -334,8 +377,8 @@ class JobsPhase:
         )
 
     def _steps(
-        self, source: JobSource, job: Mapping[str, Any], job_path: list[str | int]
-    ) -> list[dict[str, Any]]:
+        self, source: JobSource, job: YamlMapping, job_path: list[str | int]
+    ) -> list[EvidenceStep]:
         workflow_data = source.document.data
         workflow_directory = _run_default(workflow_data, _WORKING_DIRECTORY)
         job_directory = _run_default(job, _WORKING_DIRECTORY)
@@ -348,8 +391,10 @@ class JobsPhase:
         raw_steps = job.get(_STEPS)
         shape = flatten_steps(raw_steps) if isinstance(raw_steps, list) else None
         if shape is not None and not shape.supported:
-            self._emit(_Warn(f"{c.WARN_WORKFLOW_SHAPE_UNSUPPORTED}{source.label}#{job_path[-1]}"))
-        steps: list[dict[str, Any]] = []
+            self._emit(
+                _Warn(c.GAP_WORKFLOW_SHAPE_UNSUPPORTED.warning(f"{source.label}#{job_path[-1]}"))
+            )
+        steps: list[EvidenceStep] = []
         checkouts: list[str] = []
         for flat in shape.steps if shape is not None else ():
             step = flat.step
@@ -361,7 +406,7 @@ class JobsPhase:
             if directory is None:
                 directory = _CURRENT_DIRECTORY
             shell = _first_string(step.get(_SHELL), job_shell, workflow_shell)
-            entry: dict[str, Any] = {"working_directory": directory}
+            entry: EvidenceStep = {"working_directory": directory}
             for field in (_NAME, _RUN, _USES, _WITH):
                 if field in step:
                     entry[field] = json_safe(step[field])
@@ -395,7 +440,7 @@ class JobsPhase:
 
     def _call(
         self, uses: str, caller: JobSource, chain: tuple[str, ...]
-    ) -> list[dict[str, Any]] | None:
+    ) -> list[EvidenceJob] | None:
         """The called workflow's jobs, or None when the call stays unresolved."""
         outermost = not self._frames
         if outermost:
@@ -458,7 +503,7 @@ class JobsPhase:
             path = _local_action(uses, [])
             self.budget.take_workflow(path)
             document = self.files.workflow(path)
-            if isinstance(document, str):
+            if isinstance(document, c.GapKind):
                 return None
             source = attrs.evolve(self.local_source(path, document), label=uses)
             return source, source.file
@@ -480,18 +525,20 @@ class JobsPhase:
         self,
         source: JobSource,
         identity: str,
-        jobs: Mapping[Any, Any],
+        jobs: YamlMapping,
         chain: tuple[str, ...],
     ) -> Expansion:
         frame = _Frame()
         self._frames.append(frame)
         try:
-            called: list[dict[str, Any]] = []
+            called: list[EvidenceJob] = []
             for key, job in jobs.items():
                 self.budget.take_job()
                 job_id = str(key)
                 if not isinstance(job, Mapping):
-                    self._emit(_Warn(f"{c.WARN_WORKFLOW_SHAPE_UNSUPPORTED}{source.label}#{job_id}"))
+                    self._emit(
+                        _Warn(c.GAP_WORKFLOW_SHAPE_UNSUPPORTED.warning(f"{source.label}#{job_id}"))
+                    )
                     continue
                 item = self.job(source, job_id, job, (*chain, identity), top_level=False)
                 frame.size += 1 + len(item.get(_STEPS, ()))

@@ -22,9 +22,11 @@ or a synchronisation step inside a group, keys beside ``parallel`` other than ``
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
 import attrs
+
+from .evidence_files import YamlMapping
 
 __all__ = [
     "DEFAULTS_RUN_KEYS",
@@ -101,7 +103,7 @@ _KINDS = (RUN, USES, WAIT, WAIT_ALL, CANCEL, PARALLEL)
 class FlatStep:
     """A step that runs a command or an action, where it sits, and its concurrency marks."""
 
-    step: Mapping[str, Any]
+    step: YamlMapping
     path: tuple[str | int, ...]  # below the job mapping, e.g. ("steps", 3, "parallel", 1)
     parallel: int | None = None
     background: bool = False
@@ -115,7 +117,7 @@ class JobSteps:
     supported: bool
 
 
-def _defaults_supported(owner: Mapping[str, Any]) -> bool:
+def _defaults_supported(owner: YamlMapping) -> bool:
     if DEFAULTS not in owner:
         return True
     defaults = owner[DEFAULTS]
@@ -125,12 +127,12 @@ def _defaults_supported(owner: Mapping[str, Any]) -> bool:
     return isinstance(run, Mapping) and not set(run) - DEFAULTS_RUN_KEYS
 
 
-def workflow_shape_supported(workflow: Mapping[str, Any]) -> bool:
+def workflow_shape_supported(workflow: YamlMapping) -> bool:
     """Whether every top-level key of a workflow is known and ``defaults`` is readable."""
     return not set(workflow) - _KNOWN_WORKFLOW_KEYS and _defaults_supported(workflow)
 
 
-def job_shape_supported(job: Mapping[str, Any]) -> bool:
+def job_shape_supported(job: YamlMapping) -> bool:
     """Whether a job's own keys are known and consistent (steps are checked separately).
 
     A job either calls a reusable workflow (``uses``, optional ``with``, no ``steps``) or runs
@@ -143,12 +145,12 @@ def job_shape_supported(job: Mapping[str, Any]) -> bool:
     return WITH not in job and isinstance(job.get(STEPS), list)
 
 
-def _kind(step: Mapping[str, Any]) -> str | None:
+def _kind(step: YamlMapping) -> str | None:
     present = [kind for kind in _KINDS if kind in step]
     return present[0] if len(present) == 1 else None
 
 
-def _readable(step: Mapping[str, Any], kind: str) -> bool:
+def _readable(step: YamlMapping, kind: str) -> bool:
     """A ``uses`` string, or a ``run`` scalar (GitHub reads a plain ``7`` as the text "7")."""
     value = step.get(kind)
     if kind == USES:
@@ -156,7 +158,7 @@ def _readable(step: Mapping[str, Any], kind: str) -> bool:
     return kind == RUN and isinstance(value, str | int | float) and value is not None
 
 
-def _command_step_supported(step: Mapping[str, Any], *, in_group: bool) -> bool:
+def _command_step_supported(step: YamlMapping, *, in_group: bool) -> bool:
     allowed = _COMMAND_STEP_KEYS - {BACKGROUND} if in_group else _COMMAND_STEP_KEYS
     if set(step) - allowed:
         return False
@@ -168,7 +170,7 @@ def _command_step_supported(step: Mapping[str, Any], *, in_group: bool) -> bool:
     return isinstance(step.get(BACKGROUND, False), bool)
 
 
-def _sync_step_supported(step: Mapping[str, Any], kind: str) -> bool:
+def _sync_step_supported(step: YamlMapping, kind: str) -> bool:
     if set(step) - (_SYNC_STEP_KEYS | {kind}):
         return False
     value = step[kind]
@@ -181,7 +183,7 @@ def _sync_step_supported(step: Mapping[str, Any], kind: str) -> bool:
     return isinstance(value, str)
 
 
-def flatten_steps(raw_steps: Sequence[Any]) -> JobSteps:
+def flatten_steps(raw_steps: Sequence[object]) -> JobSteps:
     """The runnable steps of a job's ``steps`` list, with its support verdict."""
     flat: list[FlatStep] = []
     supported = True

@@ -1,4 +1,4 @@
-"""The GitHub API lookups of one run's metadata phase: concurrent, and bounded as a whole.
+"""The lookups of the metadata phase: GitHub's (concurrent, bounded as a whole) and a snapshot's.
 
 External actions and reusable workflows of other repositories are fetched through
 ``GitHubApi`` with at most ``METADATA_LOOKUP_IN_FLIGHT`` lookups in flight, all of them within
@@ -8,34 +8,34 @@ as missing (its task gets the usual gap) and is not waited for: requests run in 
 and end on their own at the bound.
 
 The pure evidence builder asks for lookups one at a time through ``fetch_action`` and
-``fetch_workflow``. This edge answers from what it has and records what it has not; the
-pipeline then calls ``run_pending`` to fetch the recorded lookups together and builds the
-evidence again, until nothing new is asked (a reusable workflow fetched in one round can name
-further lookups). Each distinct lookup is made once.
+``fetch_workflow``. ``MetadataLookups`` answers from what it has and records what it has not;
+the metadata phase (``core.evidence.resolve_with_lookups``, the one entry point of every
+command, re-exported here) then calls ``run_pending`` to fetch the recorded lookups together
+and builds the evidence again, until nothing new is asked (a reusable workflow fetched in one
+round can name further lookups). Each distinct lookup is made once. ``SnapshotLookups`` answers
+from a replay case's recorded action files and never asks anything.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from .. import contracts as c
+from ..core.evidence import LookupFailure, resolve_with_lookups
 
 if TYPE_CHECKING:
-    from ..core.evidence_files import ActionFile, ReadFile
-    from ..core.expansion_budget import ExpansionBudget
-    from ..core.models import MetadataResult, TaskTable
+    from ..core.evidence import ActionFile, LookupOutcome
 
-__all__ = ["LookupApi", "MetadataLookups", "resolve_with_lookups"]
+__all__ = ["LookupApi", "MetadataLookups", "SnapshotLookups", "resolve_with_lookups"]
 
-_MISSING = "missing"
 _ACTION = "action"
 _WORKFLOW = "workflow"
 
 _Key: TypeAlias = "tuple[str, str, str, str, str]"  # kind, owner, repo, path, ref
-_Outcome: TypeAlias = "ActionFile | str"
+_Outcome: TypeAlias = "LookupOutcome"
 
 
 class LookupApi(Protocol):
@@ -82,7 +82,7 @@ class MetadataLookups:
             return self._results[key]
         if key not in self._pending:
             self._pending.append(key)
-        return _MISSING
+        return LookupFailure.MISSING  # for this round: the next one has the answer
 
     def run_pending(self) -> bool:
         """Fetch every lookup asked since the last call; False when there was none to make."""
@@ -94,7 +94,7 @@ class MetadataLookups:
             self._api = self._make_api()
             self._make_api = None
         if self._api is None:
-            self._results.update(dict.fromkeys(pending, _MISSING))
+            self._results.update(dict.fromkeys(pending, LookupFailure.MISSING))
             return True
         if self._deadline is None:
             self._deadline = self._clock() + self._bound_s
@@ -118,7 +118,7 @@ class MetadataLookups:
                 try:
                     outcome = fetch(owner, repo, path, ref)
                 except Exception:  # a failing lookup is a missing one
-                    outcome = _MISSING
+                    outcome = LookupFailure.MISSING
                 with lock:
                     done[key] = outcome
                     lock.notify_all()
@@ -134,46 +134,23 @@ class MetadataLookups:
                 lock.wait(remaining)
             queue.clear()  # nothing more starts once the bound has passed
             finished = dict(done)
-        return {key: finished.get(key, _MISSING) for key in keys}
+        return {key: finished.get(key, LookupFailure.MISSING) for key in keys}
 
 
-def resolve_with_lookups(
-    tasks: TaskTable,
-    *,
-    read_file: ReadFile,
-    lookups: MetadataLookups,
-    repository: str,
-    commit: str,
-    clock: Callable[[], float] = time.monotonic,
-) -> MetadataResult:
-    """The metadata phase: build the evidence, fetch what it asked for, build it again.
+class SnapshotLookups:
+    """A replay case's recorded action files (``"owner/repo[/path]@ref"`` to the file); every
+    other action and every reusable workflow of another repository is missing, as it was when
+    the case was recorded."""
 
-    Each round fetches what the previous one asked for; a fetched reusable workflow can ask for
-    more, one nesting level per round. Lookups still unanswered after the last round count as
-    missing, so their tasks keep gaps. ``read_file`` is called again in every round (cache it).
-    Every round has its own expansion budget, but the rounds share one expansion time bound.
-    """
-    from ..core.evidence import ExpansionBudget, resolve_metadata
+    def __init__(self, actions: Mapping[str, ActionFile]) -> None:
+        self._actions = actions
 
-    budget: ExpansionBudget | None = None
+    def fetch_action(self, owner: str, repo: str, subpath: str, ref: str) -> LookupOutcome:
+        name = "/".join(part for part in (owner, repo, subpath) if part)
+        return self._actions.get(f"{name}@{ref}", LookupFailure.MISSING)
 
-    def resolve() -> MetadataResult:
-        nonlocal budget
-        spent = 0.0 if budget is None else budget.spent_s
-        budget = ExpansionBudget(clock=clock, spent_s=spent)
-        return resolve_metadata(
-            tasks,
-            read_file=read_file,
-            fetch_action=lookups.fetch_action,
-            fetch_workflow=lookups.fetch_workflow,
-            repository=repository,
-            commit=commit,
-            budget=budget,
-        )
+    def fetch_workflow(self, owner: str, repo: str, path: str, ref: str) -> LookupOutcome:
+        return LookupFailure.MISSING
 
-    result = resolve()
-    for _ in range(c.REUSABLE_WORKFLOW_MAX_DEPTH + 1):
-        if not lookups.run_pending():
-            break
-        result = resolve()
-    return result
+    def run_pending(self) -> bool:
+        return False

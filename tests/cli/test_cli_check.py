@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+from support.cliutil import run_cli
+from support.fakegithub import FakeGitHub
 from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
@@ -239,3 +242,110 @@ def test_the_reference_lists_every_command() -> None:
     assert len(names) >= 7
     for name in names:
         assert f"`jev-select {name}`" in section, name
+
+
+# ---------------------------------------------------------------------------------------------
+# Reusable workflows of other repositories: check looks them up as plan does
+# ---------------------------------------------------------------------------------------------
+
+SHARED_USES = "octo-org/shared/.github/workflows/build.yml@main"
+SHARED_WORKFLOW = """on: workflow_call
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - run: make build
+"""
+CALLER_WORKFLOW = f"""on: pull_request
+jobs:
+  call:
+    uses: {SHARED_USES}
+"""
+CALLER_TABLE = """build:
+  description: Builds through the shared workflow.
+  jobs:
+    - workflow: .github/workflows/call.yml
+      job: call
+"""
+
+
+def _caller_repository(root: Path) -> tuple[GitRepo, str, str, Path]:
+    repository = GitRepo.init(root / "caller")
+    base = repository.commit({".github/workflows/call.yml": CALLER_WORKFLOW, "src/a.py": "a\n"})
+    head = repository.commit({"src/a.py": "b\n"}, parents=[base])
+    tasks = root / "tasks.yml"
+    tasks.write_text(CALLER_TABLE, "utf-8")
+    return repository, base, head, tasks
+
+
+def _lookup_environment(root: Path, github: FakeGitHub) -> dict[str, str]:
+    assert github.ca_bundle is not None
+    temp = root / "tmp"
+    temp.mkdir(exist_ok=True)
+    environ = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(root),
+        "TMPDIR": str(temp),
+        c.GITHUB_API_URL_ENV: github.url,
+        "REQUESTS_CA_BUNDLE": github.ca_bundle,
+    }
+    if "PYTHONPATH" in os.environ:  # a run against another copy of the package
+        environ["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return environ
+
+
+def _check_problems(tasks: Path, repository: GitRepo, environ: dict[str, str]) -> list[Any]:
+    completed = run_cli(
+        ["check", "--tasks-file", str(tasks), "--repo", str(repository.path), "--format", "json"],
+        environ,
+    )
+    assert completed.returncode in (0, 1), completed.stderr
+    problems: list[Any] = json.loads(completed.stdout)["problems"]
+    return problems
+
+
+def test_check_resolves_another_repositorys_reusable_workflow_as_plan_does(
+    tmp_path: Path,
+) -> None:
+    repository, base, head, tasks = _caller_repository(tmp_path)
+    with FakeGitHub(tls=True) as github:
+        sha = github.add_action(
+            "octo-org/shared", "main", {".github/workflows/build.yml": SHARED_WORKFLOW}
+        )
+        environ = _lookup_environment(tmp_path, github)
+        problems = _check_problems(tasks, repository, environ)
+        checked = sorted(request.path for request in github.requests)
+        plan_args = ["plan", "--tasks-file", str(tasks), "--repo", str(repository.path)]
+        plan = run_cli([*plan_args, "--base", base, "--head", head], environ)
+    # The workflow is fetched at the commit its ref resolves to, and expands without a gap.
+    assert checked == [
+        "/repos/octo-org/shared/commits/main",
+        f"/repos/octo-org/shared/contents/.github/workflows/build.yml?ref={sha}",
+    ]
+    assert problems == []
+    # The local plan resolves the same metadata: no gap there either.
+    assert plan.returncode == 0, plan.stderr
+    assert c.WARN_REUSABLE_WORKFLOW_UNRESOLVED not in plan.stdout
+    assert "gaps:" not in plan.stdout
+
+
+def test_check_warns_when_the_reusable_workflow_cannot_be_fetched(tmp_path: Path) -> None:
+    repository, _, _, tasks = _caller_repository(tmp_path)
+    with FakeGitHub(tls=True) as github:  # serves nothing: every lookup is a 404
+        problems = _check_problems(tasks, repository, _lookup_environment(tmp_path, github))
+        asked = [request.path for request in github.requests]
+    assert asked == ["/repos/octo-org/shared/commits/main"]
+    assert [
+        (p["severity"], p["code"], p["task"], p["field"], p["line"], p["column"], p["message"])
+        for p in problems
+    ] == [
+        (
+            "warning",
+            c.GAP_REUSABLE_WORKFLOW_UNRESOLVED.name,
+            "build",
+            "jobs",
+            4,
+            5,
+            f'metadata gap reusable-workflow-unresolved "{SHARED_USES}"; the task will always run',
+        )
+    ]

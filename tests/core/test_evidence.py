@@ -18,6 +18,7 @@ from support.gitrepo import GitRepo
 from jev_select import contracts as c
 from jev_select.core.evidence import (
     ActionFile,
+    LookupFailure,
     MetadataFiles,
     ScriptScan,
     build_evidence,
@@ -55,13 +56,15 @@ def source(file: str, commit: str, repository: str = REPOSITORY) -> str:
 class Fetcher:
     """A scripted ``fetch_action`` that records its calls."""
 
-    def __init__(self, answers: Mapping[tuple[str, str, str, str], ActionFile | str]) -> None:
+    def __init__(
+        self, answers: Mapping[tuple[str, str, str, str], ActionFile | LookupFailure]
+    ) -> None:
         self.answers = dict(answers)
         self.calls: list[tuple[str, str, str, str]] = []
 
-    def __call__(self, owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
+    def __call__(self, owner: str, repo: str, subpath: str, ref: str) -> ActionFile | LookupFailure:
         self.calls.append((owner, repo, subpath, ref))
-        return self.answers.get((owner, repo, subpath, ref), "missing")
+        return self.answers.get((owner, repo, subpath, ref), LookupFailure.MISSING)
 
 
 def git_reader(repo: GitRepo, commit: str, reads: list[str]) -> Callable[[str], bytes | None]:
@@ -129,13 +132,13 @@ def check_invariants(entry: TaskEvidence) -> None:
     assert ("incomplete" in entry.evidence) is entry.incomplete
     # Keys sorted recursively in code-unit order; arrays in order; serialisable.
     assert compact_json(entry.evidence) == canonical_json(entry.evidence)
-    for item in metadata["provenance"]:
+    for item in json_list(metadata["provenance"]):
         assert item["kind"] in c.PROVENANCE_KINDS
         locator = item["locator"]
         key = f"source:{locator['repository']}@{locator['commit']}:{locator['file']}"
-        assert metadata["hashes"][key] == item["sha256"]
-    assert len({canonical_json(item) for item in metadata["provenance"]}) == len(
-        metadata["provenance"]
+        assert json_object(metadata["hashes"])[key] == item["sha256"]
+    assert len({canonical_json(item) for item in json_list(metadata["provenance"])}) == len(
+        json_list(metadata["provenance"])
     )
 
 
@@ -158,8 +161,21 @@ def task(
     )
 
 
+def json_object(value: object) -> dict[str, Any]:
+    """An object of the evidence or the job metadata (typed ``object`` there), checked for
+    indexing."""
+    assert isinstance(value, dict)
+    return value
+
+
+def json_list(value: object) -> list[Any]:
+    """An array of the evidence or the job metadata, checked for indexing."""
+    assert isinstance(value, list)
+    return value
+
+
 def steps_only(entry: TaskEvidence) -> list[list[dict[str, Any]]]:
-    return [job["steps"] for job in entry.evidence["jobs"]]
+    return [job["steps"] for job in json_list(entry.evidence["jobs"])]
 
 
 # ---- description only -------------------------------------------------------------------------
@@ -348,14 +364,14 @@ jobs:
 def test_all_jobs_in_document_order_and_deduplicated(h: Harness) -> None:
     h.files({WF: ALL_JOBS})
     entry = h.one(task((WF, "test"), (WF, None), (WF, None), (WF, "build")))
-    assert [job["id"] for job in entry.evidence["jobs"]] == ["test", "build", "e2e"]
-    assert entry.evidence["jobs"][1] == {
+    assert [job["id"] for job in json_list(entry.evidence["jobs"])] == ["test", "build", "e2e"]
+    assert json_list(entry.evidence["jobs"])[1] == {
         "id": "build",
         "name": "Build",
         "steps": [{"run": "make build", "working_directory": "."}],
         "workflow": WF,
     }
-    metadata = entry.job_metadata or {}
+    metadata = json_object(entry.job_metadata or {})
     assert metadata["nativeDependencies"] == ["build", "test"]
     assert metadata["workflow"] == WF
     assert "job" not in metadata  # more than one reference
@@ -366,10 +382,10 @@ def test_all_jobs_in_document_order_and_deduplicated(h: Harness) -> None:
 
 def test_job_key_only_with_one_named_reference(h: Harness) -> None:
     h.files({WF: ALL_JOBS})
-    metadata = h.one(task((WF, None))).job_metadata or {}
+    metadata = json_object(h.one(task((WF, None))).job_metadata or {})
     assert metadata["workflow"] == WF
     assert "job" not in metadata
-    assert [job["id"] for job in h.one(task((WF, None))).evidence["jobs"]] == [
+    assert [job["id"] for job in json_list(h.one(task((WF, None))).evidence["jobs"])] == [
         "build",
         "test",
         "e2e",
@@ -385,8 +401,11 @@ def test_workflow_read_once_across_tasks(h: Harness) -> None:
     )
     assert list(result.evidence) == ["a", "b", "c"]
     assert h.reads == [WF]
-    assert result.evidence["c"].evidence["jobs"][0]["workflow"] == "./" + WF
-    assert (result.evidence["c"].job_metadata or {})["provenance"][0]["locator"]["file"] == WF
+    assert json_list(result.evidence["c"].evidence["jobs"])[0]["workflow"] == "./" + WF
+    assert (
+        json_object(result.evidence["c"].job_metadata or {})["provenance"][0]["locator"]["file"]
+        == WF
+    )
 
 
 def test_missing_workflow(h: Harness) -> None:
@@ -531,7 +550,7 @@ def test_defaults_precedence_for_directory_and_shell(h: Harness) -> None:
         [{"run": "echo d", "shell": "bash", "working_directory": "web"}],
     ]
     assert result.hints == ("web", "api", "./tools")
-    kinds = [item["kind"] for item in (entry.job_metadata or {})["provenance"]]
+    kinds = [item["kind"] for item in json_object(entry.job_metadata or {})["provenance"]]
     assert kinds == [
         "workflow-job",
         "workflow-defaults",
@@ -545,7 +564,7 @@ def test_defaults_precedence_for_directory_and_shell(h: Harness) -> None:
         "job-defaults",
         "workflow-step",
     ]
-    defaults_item = (entry.job_metadata or {})["provenance"][1]
+    defaults_item = json_object(entry.job_metadata or {})["provenance"][1]
     assert defaults_item["locator"] == {
         "repository": REPOSITORY,
         "commit": commit,
@@ -668,7 +687,7 @@ def test_local_actions(h: Harness) -> None:
         {"description": "Plain", "uses": "./.github/actions/plain"},
         {"name": "Yaml only", "uses": "./.github/actions/yaml-only"},
     ]
-    metadata = entry.job_metadata or {}
+    metadata = json_object(entry.job_metadata or {})
     assert metadata["warnings"] == [
         "action-metadata-missing:./.github/actions/absent",
         "action-metadata-invalid:./.github/actions/broken",
@@ -746,7 +765,7 @@ def test_external_and_unresolvable_actions(h: Harness) -> None:
         {
             ("acme", "tools", "lint", "v2"): lint,
             ("acme", "bad-yaml", "", "v1"): ActionFile("a: *b\n", "action.yml", "e" * 40),
-            ("acme", "said-invalid", "", "v1"): "invalid",
+            ("acme", "said-invalid", "", "v1"): LookupFailure.INVALID,
         }
     )
     entry = h.one(task((WF, "a")))
@@ -758,7 +777,7 @@ def test_external_and_unresolvable_actions(h: Harness) -> None:
         }
     ]
     assert steps_only(entry)[0][0]["with"] == {"1": "one", "level": "high"}
-    metadata = entry.job_metadata or {}
+    metadata = json_object(entry.job_metadata or {})
     assert metadata["warnings"] == [
         "action-metadata-unavailable:docker://alpine:3",
         "action-metadata-unavailable:actions/checkout",
@@ -835,7 +854,7 @@ def test_external_actions_through_the_github_api(h: Harness, fake: FakeGitHub) -
         assert entry.evidence["actions"] == [
             {"inputs": {"version": "Tool version"}, "name": "Setup", "uses": "acme/setup@v1"}
         ]
-        metadata = entry.job_metadata or {}
+        metadata = json_object(entry.job_metadata or {})
         assert metadata["warnings"] == [
             "action-metadata-missing:acme/gone@v1",
             "action-metadata-missing:acme/moved@v1",
@@ -877,7 +896,7 @@ def test_reusable_workflow_job(h: Harness) -> None:
             "workflow": WF,
         }
     ]
-    metadata = entry.job_metadata or {}
+    metadata = json_object(entry.job_metadata or {})
     assert metadata["warnings"] == [
         "reusable-workflow-unresolved:acme/infra/.github/workflows/deploy.yml@v3"
     ]
@@ -965,7 +984,7 @@ def test_package_scripts_with_nesting(h: Harness) -> None:
         ]
     ]
     assert entry.incomplete is False
-    metadata = entry.job_metadata or {}
+    metadata = json_object(entry.job_metadata or {})
     scripts = [item for item in metadata["provenance"] if item["kind"] == "package-script"]
     assert len(scripts) == 7
     assert scripts[0] == {
@@ -986,11 +1005,14 @@ def test_package_scripts_with_nesting(h: Harness) -> None:
 def test_root_package_scripts_add_no_hint(h: Harness) -> None:
     h.files({WF: scripts_workflow("npm test"), "package.json": SCRIPTS_MANIFEST})
     result = h.resolve(task((WF, "a")))
-    assert [s["name"] for s in result.evidence["unit"].evidence["packageScripts"]] == [
+    assert [s["name"] for s in json_list(result.evidence["unit"].evidence["packageScripts"])] == [
         "test",
         "unit",
     ]
-    assert result.evidence["unit"].evidence["packageScripts"][0]["manifest"] == "package.json"
+    assert (
+        json_list(result.evidence["unit"].evidence["packageScripts"])[0]["manifest"]
+        == "package.json"
+    )
     assert result.hints == (".",)
 
 
@@ -998,7 +1020,7 @@ def test_script_cycle_is_visited_once(h: Harness) -> None:
     manifest = json.dumps({"scripts": {"a": "npm run b", "b": "npm run a && npm run b"}})
     h.files({WF: scripts_workflow("npm run a; npm run a"), "package.json": manifest})
     entry = h.one(task((WF, "a")))
-    assert [s["name"] for s in entry.evidence["packageScripts"]] == ["a", "b"]
+    assert [s["name"] for s in json_list(entry.evidence["packageScripts"])] == ["a", "b"]
     assert entry.incomplete is False
 
 
@@ -1006,7 +1028,7 @@ def test_script_depth_limit(h: Harness) -> None:
     chain = {f"s{n}": f"npm run s{n + 1}" for n in range(1, 20)}
     h.files({WF: scripts_workflow("npm run s1"), "package.json": json.dumps({"scripts": chain})})
     entry = h.one(task((WF, "a")))
-    names = [s["name"] for s in entry.evidence["packageScripts"]]
+    names = [s["name"] for s in json_list(entry.evidence["packageScripts"])]
     assert names == [f"s{n}" for n in range(1, c.PACKAGE_SCRIPT_MAX_DEPTH + 1)]
     assert (entry.job_metadata or {})["warnings"] == ["package-script-depth-limit:s17"]
 
@@ -1042,7 +1064,7 @@ def test_execution_context_in_a_nested_script(h: Harness) -> None:
     manifest = json.dumps({"scripts": {"build": "cd sub && npm run x"}})
     h.files({WF: scripts_workflow("npm run build"), "package.json": manifest})
     entry = h.one(task((WF, "a")))
-    assert [s["name"] for s in entry.evidence["packageScripts"]] == ["build"]
+    assert [s["name"] for s in json_list(entry.evidence["packageScripts"])] == ["build"]
     assert (entry.job_metadata or {})["warnings"] == [c.WARN_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED]
 
 
@@ -1087,8 +1109,10 @@ def test_manifest_with_bom_is_read(h: Harness) -> None:
     manifest = '{"scripts": {"build": "vite"}}'
     commit = h.files({WF: scripts_workflow("npm run build"), "package.json": "\ufeff" + manifest})
     entry = h.one(task((WF, "a")))
-    assert entry.evidence["packageScripts"][0]["command"] == "vite"
-    assert (entry.job_metadata or {})["hashes"][source("package.json", commit)] == sha256(manifest)
+    assert json_list(entry.evidence["packageScripts"])[0]["command"] == "vite"
+    assert json_object(entry.job_metadata or {})["hashes"][
+        source("package.json", commit)
+    ] == sha256(manifest)
 
 
 # ---- scanner and normalisation units ----------------------------------------------------------
@@ -1203,7 +1227,7 @@ def test_context_files(h: Harness) -> None:
         {"content": "With BOM\n", "path": "docs/bom.md"},
         {"content": "y" * (c.METADATA_FILE_CAP - 1) + "\n", "path": "exact.txt"},
     ]
-    metadata = entry.job_metadata or {}
+    metadata = json_object(entry.job_metadata or {})
     assert metadata["warnings"] == [
         "context-file-missing:assets/logo.png",
         "context-file-missing:big.txt",
@@ -1273,7 +1297,7 @@ def test_failing_reader_and_fetcher_count_as_missing() -> None:
     def read_file(path: str) -> bytes | None:
         raise OSError("boom")
 
-    def fetch_action(owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
+    def fetch_action(owner: str, repo: str, subpath: str, ref: str) -> ActionFile | LookupFailure:
         raise RuntimeError("boom")
 
     result = resolve_metadata(
@@ -1286,4 +1310,33 @@ def test_failing_reader_and_fetcher_count_as_missing() -> None:
     assert (result.evidence["unit"].job_metadata or {})["warnings"] == [
         f"workflow-missing:{WF}",
         "context-file-missing:x.md",
+    ]
+
+
+def test_a_fetcher_answering_the_documented_strings_still_works() -> None:
+    """docs/library.md names ``"missing"`` and ``"invalid"``: the enum compares equal to them."""
+    workflow = (
+        "jobs:\n  a:\n    steps:\n"
+        "      - uses: acme/said-invalid@v1\n      - uses: acme/said-missing@v1\n"
+    )
+    answers: dict[str, Any] = {"said-invalid": "invalid", "said-missing": "missing"}
+
+    def fetch_action(owner: str, repo: str, subpath: str, ref: str) -> Any:
+        return answers[repo]
+
+    result = resolve_metadata(
+        TaskTable((task((WF, "a")),)),
+        read_file=lambda path: workflow.encode("utf-8") if path == WF else None,
+        fetch_action=fetch_action,
+        repository=REPOSITORY,
+        commit="a" * 40,
+    )
+    metadata = json_object(next(iter(result.evidence.values())).job_metadata or {})
+    assert metadata["warnings"] == [
+        c.GAP_ACTION_METADATA_INVALID.warning("acme/said-invalid@v1"),
+        c.GAP_ACTION_METADATA_MISSING.warning("acme/said-missing@v1"),
+    ]
+    assert [(failure, str(failure)) for failure in LookupFailure] == [
+        (LookupFailure.MISSING, "missing"),
+        (LookupFailure.INVALID, "invalid"),
     ]

@@ -22,6 +22,7 @@ from jev_select import contracts as c
 from jev_select.core.evidence import (
     ActionFile,
     ExpansionBudget,
+    LookupFailure,
     MetadataFiles,
     build_evidence,
     resolve_metadata,
@@ -77,8 +78,8 @@ def reader(files: Mapping[str, str], on_read: Callable[[str], None] | None = Non
     return read_file
 
 
-def no_action(owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
-    return "missing"
+def no_action(owner: str, repo: str, subpath: str, ref: str) -> ActionFile | LookupFailure:
+    return LookupFailure.MISSING
 
 
 def table(*tasks: tuple[str, tuple[tuple[str, str | None], ...]]) -> TaskTable:
@@ -127,10 +128,17 @@ def dumped(result: MetadataResult) -> str:
     )
 
 
+def json_list(value: object) -> list[Any]:
+    """An array of the evidence or the job metadata (typed ``object`` there), checked for
+    indexing."""
+    assert isinstance(value, list)
+    return value
+
+
 def warnings(result: MetadataResult, task_id: str) -> list[str]:
     metadata = result.evidence[task_id].job_metadata
     assert metadata is not None
-    return list(metadata["warnings"])
+    return list(json_list(metadata["warnings"]))
 
 
 def nested(jobs: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -153,8 +161,8 @@ def test_fan_out_is_expanded_once_per_workflow_and_capped(callers: int, levels: 
     assert budget.nodes == 0
     assert warnings(result, "t") == [c.WARN_REUSABLE_WORKFLOW_UNRESOLVED + call("w1")]
     evidence = result.evidence["t"].evidence
-    assert [job["uses"] for job in evidence["jobs"]] == [call("w1")] * callers
-    assert all("jobs" not in job for job in evidence["jobs"])
+    assert [job["uses"] for job in json_list(evidence["jobs"])] == [call("w1")] * callers
+    assert all("jobs" not in job for job in json_list(evidence["jobs"]))
     assert len(json.dumps(evidence)) < 1_000
 
 
@@ -162,7 +170,7 @@ def test_a_fan_out_within_the_budget_is_expanded_in_full() -> None:
     budget = ExpansionBudget()
     result = resolve(fan_out(3, 4), table(("t", ((WF, None),))), budget)
     assert warnings(result, "t") == []
-    jobs = list(nested(result.evidence["t"].evidence["jobs"]))
+    jobs = list(nested(json_list(result.evidence["t"].evidence["jobs"])))
     assert len(jobs) == sum(3**level for level in range(1, 6))
     assert budget.jobs == 3 * 4
     # Entries placed: every called job and the leaves' steps, reuses counted in full.
@@ -215,7 +223,7 @@ def test_a_diamond_is_expanded_once_and_reads_as_two_expansions() -> None:
     lib_size = 2 + 4 + 1  # two jobs, their steps
     assert budget.nodes == (2 + 1 + lib_size) + (2 + 2 * lib_size) + lib_size
     evidence = memoised.evidence["t"].evidence
-    via_a, via_b = evidence["jobs"][0]["jobs"][0], evidence["jobs"][1]["jobs"]
+    via_a, via_b = json_list(evidence["jobs"])[0]["jobs"][0], json_list(evidence["jobs"])[1]["jobs"]
     assert via_a["jobs"] == via_b[0]["jobs"] == via_b[1]["jobs"]
     assert [job["workflow"] for job in via_a["jobs"]] == [call("lib")] * 2
     assert warnings(memoised, "t") == [
@@ -245,7 +253,7 @@ def test_a_cycle_through_a_diamond_stays_a_gap_on_each_branch() -> None:
     assert warnings(memoised, "u") == [c.WARN_REUSABLE_WORKFLOW_UNRESOLVED + call("d")]
     # a and d twice each (their cycles differ under a and under b), b once: u reuses b.
     assert budget.jobs == 2 * (1 + 2) + 1
-    jobs = memoised.evidence["t"].evidence["jobs"]
+    jobs = json_list(memoised.evidence["t"].evidence["jobs"])
     d_via_a = jobs[0]["jobs"][0]["jobs"]
     d_via_b = jobs[1]["jobs"][0]["jobs"]
     assert "jobs" not in d_via_a[0]  # d calling a under a
@@ -305,7 +313,7 @@ def test_a_task_over_budget_keeps_its_other_evidence() -> None:
     tasks = table(("t", ((WF, "j0"), (workflow("own"), "lint"))))
     result = resolve(files, tasks, ExpansionBudget())
     assert warnings(result, "t") == [c.WARN_REUSABLE_WORKFLOW_UNRESOLVED + call("w1")]
-    jobs = result.evidence["t"].evidence["jobs"]
+    jobs = json_list(result.evidence["t"].evidence["jobs"])
     assert jobs[1]["steps"] == [{"run": "make lint", "working_directory": "."}]
     assert result.evidence["t"].incomplete is True
 

@@ -11,7 +11,14 @@ import jsonschema
 import pytest
 
 from jev_select import contracts as c
-from jev_select.core.evidence import ActionFile, resolve_metadata
+from jev_select.core.evidence import (
+    ActionFile,
+    LookupFailure,
+    LookupOutcome,
+    NoLookups,
+    resolve_metadata,
+    resolve_with_lookups,
+)
 from jev_select.core.models import JobRef, MetadataResult, Task, TaskTable
 
 WF = ".github/workflows/ci.yml"
@@ -31,13 +38,17 @@ class World:
             value = self.files.get(path)
             return None if value is None else value.encode("utf-8")
 
-        def fetch_action(owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
-            return "missing"
+        def fetch_action(
+            owner: str, repo: str, subpath: str, ref: str
+        ) -> ActionFile | LookupFailure:
+            return LookupFailure.MISSING
 
-        def fetch_workflow(owner: str, repo: str, path: str, ref: str) -> ActionFile | str:
+        def fetch_workflow(
+            owner: str, repo: str, path: str, ref: str
+        ) -> ActionFile | LookupFailure:
             self.workflow_calls.append((owner, repo, path, ref))
             text = self.remote.get(f"{owner}/{repo}/{path}@{ref}")
-            return "missing" if text is None else ActionFile(text, path, REMOTE_SHA)
+            return LookupFailure.MISSING if text is None else ActionFile(text, path, REMOTE_SHA)
 
         table = TaskTable(
             (Task(id="unit", description="d", jobs=tuple(JobRef(w, j) for w, j in refs)),)
@@ -312,3 +323,89 @@ def test_the_self_repository_form_reads_this_repository() -> None:
     assert evidence["jobs"][0]["jobs"][0]["workflow"] == "$/.github/workflows/lib.yml"
     # The action summary names the path it was read from.
     assert evidence["actions"] == [{"name": "Act", "uses": "./act"}]
+
+
+# ---- the lookup rounds of the one metadata entry point ------------------------------------------
+
+
+class RoundLookups:
+    """A ``Lookups`` that answers what it was asked in the previous round, as GitHub's does."""
+
+    def __init__(self, remote: Mapping[str, str]) -> None:
+        self.remote = dict(remote)  # "owner/repo/path@ref" -> text
+        self.known: dict[str, ActionFile | LookupFailure] = {}
+        self.pending: list[str] = []
+        self.rounds = 0
+
+    def fetch_action(self, owner: str, repo: str, subpath: str, ref: str) -> LookupOutcome:
+        return LookupFailure.MISSING
+
+    def fetch_workflow(self, owner: str, repo: str, path: str, ref: str) -> LookupOutcome:
+        key = f"{owner}/{repo}/{path}@{ref}"
+        if key in self.known:
+            return self.known[key]
+        if key not in self.pending:
+            self.pending.append(key)
+        return LookupFailure.MISSING
+
+    def run_pending(self) -> bool:
+        if not self.pending:
+            return False
+        self.rounds += 1
+        for key in self.pending:
+            text = self.remote.get(key)
+            path = key.split("@", 1)[0].split("/", 2)[2]
+            self.known[key] = (
+                LookupFailure.MISSING if text is None else ActionFile(text, path, REMOTE_SHA)
+            )
+        self.pending.clear()
+        return True
+
+
+def test_the_rounds_fetch_nested_remote_workflows_one_level_at_a_time() -> None:
+    caller = "on: pull_request\njobs:\n  call:\n    uses: acme/ci/.github/workflows/a.yml@v1\n"
+    remote = {
+        "acme/ci/.github/workflows/a.yml@v1": (
+            "on: workflow_call\njobs:\n  nest:\n    uses: acme/ci/.github/workflows/b.yml@v1\n"
+        ),
+        "acme/ci/.github/workflows/b.yml@v1": (
+            "on: workflow_call\njobs:\n  build:\n    steps: [{run: make}]\n"
+        ),
+    }
+    lookups = RoundLookups(remote)
+    table = TaskTable((Task(id="unit", description="d", jobs=(JobRef(WF, "call"),)),))
+    result = resolve_with_lookups(
+        table,
+        read_file=lambda path: caller.encode("utf-8") if path == WF else None,
+        lookups=lookups,
+        repository="o/r",
+        commit=COMMIT,
+    )
+    evidence, metadata = one(result)
+    assert metadata["warnings"] == []
+    assert lookups.rounds == 2
+    assert evidence["jobs"][0]["jobs"][0]["jobs"][0]["steps"][0]["run"] == "make"
+
+
+def test_no_lookups_leave_a_remote_workflow_unresolved_in_one_round() -> None:
+    caller = "on: pull_request\njobs:\n  call:\n    uses: acme/ci/.github/workflows/a.yml@v1\n"
+    table = TaskTable((Task(id="unit", description="d", jobs=(JobRef(WF, "call"),)),))
+    result = resolve_with_lookups(
+        table,
+        read_file=lambda path: caller.encode("utf-8") if path == WF else None,
+        lookups=NoLookups(),
+        repository="o/r",
+        commit=COMMIT,
+    )
+    _, metadata = one(result)
+    assert metadata["warnings"] == [
+        c.GAP_REUSABLE_WORKFLOW_UNRESOLVED.warning("acme/ci/.github/workflows/a.yml@v1")
+    ]
+    # The same as one round without any fetcher at all.
+    assert result == resolve_metadata(
+        table,
+        read_file=lambda path: caller.encode("utf-8") if path == WF else None,
+        fetch_action=lambda *_: LookupFailure.MISSING,
+        repository="o/r",
+        commit=COMMIT,
+    )

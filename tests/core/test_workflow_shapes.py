@@ -15,7 +15,7 @@ import yaml
 
 from jev_select import contracts as c
 from jev_select.core import workflow_shapes as shapes
-from jev_select.core.evidence import ActionFile, resolve_metadata
+from jev_select.core.evidence import ActionFile, LookupFailure, resolve_metadata
 from jev_select.core.models import JobRef, Task, TaskEvidence, TaskTable
 
 WF = ".github/workflows/ci.yml"
@@ -37,8 +37,8 @@ def evidence(
         value = stored.get(path)
         return None if value is None else value.encode("utf-8")
 
-    def fetch_action(owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
-        return answers.get((owner, repo, subpath, ref), "missing")
+    def fetch_action(owner: str, repo: str, subpath: str, ref: str) -> ActionFile | LookupFailure:
+        return answers.get((owner, repo, subpath, ref), LookupFailure.MISSING)
 
     table = TaskTable((Task(id="unit", description="d", jobs=(JobRef(WF, job),)),))
     result = resolve_metadata(
@@ -51,13 +51,20 @@ def job_with(steps: list[Any], **job: Any) -> dict[str, Any]:
     return {"on": "push", "jobs": {"build": {"runs-on": "ubuntu-latest", **job, "steps": steps}}}
 
 
+def json_list(value: object) -> list[Any]:
+    """An array of the evidence or the job metadata (typed ``object`` there), checked for
+    indexing."""
+    assert isinstance(value, list)
+    return value
+
+
 def warnings(entry: TaskEvidence) -> list[str]:
     assert entry.job_metadata is not None
-    return list(entry.job_metadata["warnings"])
+    return list(json_list(entry.job_metadata["warnings"]))
 
 
 def steps_of(entry: TaskEvidence) -> list[dict[str, Any]]:
-    return list(entry.evidence["jobs"][0]["steps"])
+    return list(json_list(entry.evidence["jobs"])[0]["steps"])
 
 
 # ---- every key of GitHub's workflow schema is classified ---------------------------------------
@@ -348,15 +355,15 @@ def test_parallel_and_background_steps_are_evidence_in_document_order() -> None:
         {"name": "Checkout", "uses": "actions/checkout@v6"},
         {"inputs": {"mode": "How fast"}, "name": "Report", "uses": "./tools/report"},
     ]
-    assert [script["name"] for script in entry.evidence["packageScripts"]] == [
+    assert [script["name"] for script in json_list(entry.evidence["packageScripts"])] == [
         "lint",
         "test-unit",
         "serve",
         "e2e",
     ]
-    assert entry.evidence["packageScripts"][1]["manifest"] == "web/unit/package.json"
+    assert json_list(entry.evidence["packageScripts"])[1]["manifest"] == "web/unit/package.json"
     assert entry.job_metadata is not None
-    steps = [p for p in entry.job_metadata["provenance"] if p["kind"] == "workflow-step"]
+    steps = [p for p in json_list(entry.job_metadata["provenance"]) if p["kind"] == "workflow-step"]
     assert [p["locator"]["location"]["line"] for p in steps] == [9, 10, 13, 15, 18, 21, 25, 32]
 
 

@@ -11,7 +11,7 @@ from support.fakejev import FakeJev
 from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
-from jev_select.core.evidence import ActionFile
+from jev_select.core.evidence import ActionFile, LookupFailure
 from jev_select.edges.github_api import GitHubApi
 from jev_select.edges.metadata_lookup import MetadataLookups
 
@@ -131,10 +131,14 @@ class _RemoteWorkflows:
     def set_deadline(self, deadline: float) -> None:
         return None
 
-    def fetch_action(self, owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
-        return "missing"
+    def fetch_action(
+        self, owner: str, repo: str, subpath: str, ref: str
+    ) -> ActionFile | LookupFailure:
+        return LookupFailure.MISSING
 
-    def fetch_workflow(self, owner: str, repo: str, path: str, ref: str) -> ActionFile | str:
+    def fetch_workflow(
+        self, owner: str, repo: str, path: str, ref: str
+    ) -> ActionFile | LookupFailure:
         return ActionFile(_REMOTE_WORKFLOWS[path], path, "c" * 40)
 
 
