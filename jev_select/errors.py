@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from . import contracts
 
 __all__ = [
     "CodedError",
+    "CommandFailure",
     "InputError",
     "InvocationError",
     "JevSelectError",
@@ -62,6 +65,39 @@ class CodedError(JevSelectError):
 
     def __str__(self) -> str:
         return self.code
+
+
+class CommandFailure(CodedError):
+    """A subcommand stopped with a code of its own vocabulary (``failures``).
+
+    Each subcommand's failure class derives from it and names its vocabulary once, in the class
+    statement (``class ResultsFailure(CommandFailure, failures=contracts.RESULTS_FAILURES)``).
+    The command line prints every such failure in one place, so no subcommand formats or
+    prints its own failure line.
+    """
+
+    failures: ClassVar[contracts.CommandFailures]
+
+    def __init_subclass__(
+        cls, *, failures: contracts.CommandFailures | None = None, **kwargs: object
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        # A subclass of a subcommand's class speaks for the same subcommand.
+        if failures is not None:
+            cls.failures = failures
+
+    @property
+    def known_code(self) -> str:
+        """``code`` when the vocabulary has it, else its fallback: the line never carries a code
+        the documentation does not list."""
+        if isinstance(self.code, str) and self.code in self.failures.codes:
+            return self.code
+        return self.failures.fallback
+
+    @property
+    def message(self) -> str:
+        """The subcommand's one fixed line for this failure."""
+        return self.failures.template.format(code=self.known_code)
 
 
 class PlanningFailure(CodedError):

@@ -8,8 +8,9 @@ two modes; :mod:`.console` and :mod:`.progress` are what every subcommand prints
 orchestration below the shell is :mod:`jev_select.app`.
 
 Every failure becomes one fixed diagnostic line and exit code 1 with nothing published; nothing
-supplied by the user, a provider or git is ever printed. SIGINT and SIGTERM become one fixed line
-and exit code 130 or 143 (``cancellation``).
+supplied by the user, a provider or git is ever printed. A subcommand stops by raising its
+``CommandFailure``, and :func:`_dispatch` prints that line for all of them. SIGINT and SIGTERM
+become one fixed line and exit code 130 or 143 (``cancellation``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any, NoReturn
 from .. import contracts as c
 from ..edges import cancellation
 from ..edges.environment import process_environment
-from ..errors import InvocationError, failure_message
+from ..errors import CommandFailure, InvocationError, failure_message
 from ..version import __version__
 from . import console
 from .plan import add_plan_parser
@@ -105,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(arguments: list[str], environ: Mapping[str, str], github_mode: bool) -> int:
     parser: _Parser | None = None
+    command: str | None = None
     try:
         if github_mode and arguments[:1] == [c.COMMAND_PLAN]:
             # Masks come before anything else, even before the command line is checked.
@@ -116,6 +118,7 @@ def _dispatch(arguments: list[str], environ: Mapping[str, str], github_mode: boo
             raise InvocationError(str(error)) from None
         if namespace.command is None:
             raise InvocationError(_MISSING_COMMAND)
+        command = namespace.command
         handler: Callable[[argparse.Namespace, Mapping[str, str]], int] = namespace.handler
         return handler(namespace, environ)
     except SystemExit as exit_request:  # --help and --version
@@ -127,12 +130,26 @@ def _dispatch(arguments: list[str], environ: Mapping[str, str], github_mode: boo
             return c.CHECK_EXIT_USAGE if arguments[:1] == [c.COMMAND_CHECK] else 1
         _print_usage(parser, arguments, error.message)
         return c.USAGE_EXIT_CODE
+    except CommandFailure as failure:
+        return _command_failed(failure, command, github_mode)
     except Exception:
         console.emit(failure_message(c.FAILURE_INTERNAL_ERROR), github=github_mode)
         return 1
 
 
 _MISSING_COMMAND = "a command is required"
+
+
+def _command_failed(failure: CommandFailure, command: str | None, github_mode: bool) -> int:
+    """Print a subcommand's failure line and return its exit status."""
+    failures = failure.failures
+    if failures.command != command:
+        # A failure of another subcommand's vocabulary escaped the code that should have
+        # translated it: a bug, and its line would name the wrong command.
+        console.emit(failure_message(c.FAILURE_INTERNAL_ERROR), github=github_mode)
+        return 1
+    console.emit(failure.message, github=github_mode and not failures.local_only)
+    return failures.exit_code
 
 
 def _print_usage(parser: _Parser, arguments: Sequence[str], message: str) -> None:

@@ -2,18 +2,24 @@
 
 Shell module (docs/reference.md, "Shadow analysis"). Each pair is read and refused exactly as
 ``calibrate`` reads and refuses it (``edges.readers``); the output is the analysis as JSON or a
-table, or one fixed line naming the first failing check.
+table, or one fixed line naming the first failing check (an ``AnalysisError``, printed by the
+command line).
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
-from typing import Any
 
 from .. import contracts as c
 from ..core.jsonutil import pretty_json
-from ..core.shadow import AnalysisError, aggregate, aggregate_table, analysis_table
+from ..core.shadow import (
+    aggregate,
+    aggregate_json,
+    aggregate_table,
+    analysis_json,
+    analysis_table,
+)
 from ..edges.readers import read_analysis
 from ..errors import InvocationError
 from . import console
@@ -21,7 +27,7 @@ from . import console
 __all__ = ["register", "run_analyze"]
 
 
-def register(commands: argparse._SubParsersAction[Any]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``analyze`` to the ``jev-select`` parser."""
     analyze = commands.add_parser(
         c.COMMAND_ANALYZE,
@@ -41,20 +47,14 @@ def run_analyze(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
     paths: list[str] = namespace.paths
     if len(paths) % 2:
         raise InvocationError("REPORT and RESULTS files come in pairs")
-    try:
-        analyses = [
-            read_analysis(paths[index], paths[index + 1]) for index in range(0, len(paths), 2)
-        ]
-    except AnalysisError as error:
-        code = (
-            error.code if error.code in c.ANALYSIS_CODES else c.ANALYSIS_INVALID_SHADOW_MEASUREMENT
-        )
-        console.emit_for(c.ANALYSIS_FAILURE_TEMPLATE.format(code=code), environ)
-        return 1
+    analyses = [read_analysis(paths[index], paths[index + 1]) for index in range(0, len(paths), 2)]
     table = namespace.format == c.ANALYSIS_FORMAT_TABLE
     if len(analyses) == 1:
-        console.write(analysis_table(analyses[0]) if table else pretty_json(analyses[0]) + "\n")
+        single = analyses[0]
+        console.write(
+            analysis_table(single) if table else pretty_json(analysis_json(single)) + "\n"
+        )
     else:
         view = aggregate(analyses)
-        console.write(aggregate_table(view) if table else pretty_json(view) + "\n")
+        console.write(aggregate_table(view) if table else pretty_json(aggregate_json(view)) + "\n")
     return 0

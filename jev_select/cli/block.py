@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
-from typing import Any
 
 from .. import contracts as c
 from ..core.plan_block import render_plan_block
@@ -18,7 +17,7 @@ from . import console
 __all__ = ["register", "run_block"]
 
 
-def register(commands: argparse._SubParsersAction[Any]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``block`` to the ``jev-select`` parser."""
     block = commands.add_parser(
         c.COMMAND_BLOCK,

@@ -11,11 +11,12 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from .. import contracts as c
 from ..core.calibrate import (
+    Calibration,
     calibrate,
+    calibration_json,
     calibration_markdown,
     calibration_table,
     parse_thresholds,
@@ -23,13 +24,17 @@ from ..core.calibrate import (
 from ..core.jsonutil import code_unit_key, pretty_json
 from ..core.shadow import AnalysisError
 from ..edges.readers import read_measurement
-from ..errors import InvocationError
+from ..errors import CommandFailure, InvocationError
 from . import console
 
-__all__ = ["register", "run_calibrate"]
+__all__ = ["CalibrateFailure", "register", "run_calibrate"]
 
 
-def register(commands: argparse._SubParsersAction[Any]) -> None:
+class CalibrateFailure(CommandFailure, failures=c.CALIBRATE_FAILURES):
+    """The pairs cannot be calibrated; carries a code of ``ANALYSIS_CODES``."""
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``calibrate`` to the ``jev-select`` parser."""
     calibrate_parser = commands.add_parser(
         c.COMMAND_CALIBRATE,
@@ -89,15 +94,12 @@ def run_calibrate(namespace: argparse.Namespace, environ: Mapping[str, str]) -> 
         measurements = [read_measurement(*pair) for pair in _pairs(namespace.paths)]
         view = calibrate(measurements, thresholds)
     except AnalysisError as error:
-        code = (
-            error.code if error.code in c.ANALYSIS_CODES else c.ANALYSIS_INVALID_SHADOW_MEASUREMENT
-        )
-        console.emit_for(c.CALIBRATE_FAILURE_TEMPLATE.format(code=code), environ)
-        return 1
+        # analyze's checks and codes, under calibrate's own line.
+        raise CalibrateFailure(error.code) from None
     if namespace.plot is not None and not _plot(view, namespace.plot, environ):
         return 1
     if namespace.format == c.CALIBRATE_FORMAT_JSON:
-        console.write(pretty_json(view) + "\n")
+        console.write(pretty_json(calibration_json(view)) + "\n")
     elif namespace.format == c.CALIBRATE_FORMAT_MARKDOWN:
         console.write(calibration_markdown(view))
     else:
@@ -105,7 +107,7 @@ def run_calibrate(namespace: argparse.Namespace, environ: Mapping[str, str]) -> 
     return 0
 
 
-def _plot(view: Mapping[str, Any], path: str, environ: Mapping[str, str]) -> bool:
+def _plot(view: Calibration, path: str, environ: Mapping[str, str]) -> bool:
     """Misses (left axis) and minutes saved (right axis) against the threshold, as a PNG."""
     try:
         import matplotlib
@@ -116,29 +118,25 @@ def _plot(view: Mapping[str, Any], path: str, environ: Mapping[str, str]) -> boo
     except ImportError:
         console.emit_for(c.CALIBRATE_PLOT_UNAVAILABLE, environ)
         return False
-    rows: Sequence[Mapping[str, Any]] = view["thresholds"]
-    xs = [row["threshold"] for row in rows]
+    rows = view.thresholds
+    xs = [row.threshold for row in rows]
     figure, misses_axis = pyplot.subplots(figsize=(8, 4.5))
     try:
         for name in c.FAILURE_CLASSIFICATIONS:
             misses_axis.plot(
-                xs, [row["failures_would_miss"][name] for row in rows], marker="o", label=name
+                xs, [row.failures_would_miss[name] for row in rows], marker="o", label=name
             )
         misses_axis.plot(
             xs,
-            [row["manually_relevant_would_skip"] for row in rows],
+            [row.manually_relevant_would_skip for row in rows],
             marker="s",
             linestyle="--",
             label="manually relevant",
         )
         # Counts: from zero, whole numbers only (an all-zero line would otherwise sit mid-axis).
         highest = max(
-            [row["manually_relevant_would_skip"] for row in rows]
-            + [
-                row["failures_would_miss"][name]
-                for row in rows
-                for name in c.FAILURE_CLASSIFICATIONS
-            ]
+            [row.manually_relevant_would_skip for row in rows]
+            + [row.failures_would_miss[name] for row in rows for name in c.FAILURE_CLASSIFICATIONS]
         )
         misses_axis.set_ylim(0, max(1, highest) * 1.1)
         misses_axis.yaxis.set_major_locator(MaxNLocator(integer=True))
@@ -146,10 +144,10 @@ def _plot(view: Mapping[str, Any], path: str, environ: Mapping[str, str]) -> boo
         misses_axis.set_ylabel("would-skip tasks that failed or were relevant")
         savings_axis = misses_axis.twinx()
         savings_axis.plot(
-            xs, [row["minutes_saved"] for row in rows], color="black", marker="^", label="minutes"
+            xs, [row.minutes_saved for row in rows], color="black", marker="^", label="minutes"
         )
         savings_axis.set_ylabel("task-minutes saved (summed)")
-        recommended = view["recommended"]
+        recommended = view.recommended
         if recommended is not None:
             misses_axis.axvline(recommended, color="grey", linestyle=":")
         misses_axis.legend(loc="upper left")

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from .. import contracts as c
 from ..core.jsonutil import (
@@ -17,14 +15,13 @@ from ..errors import InvocationError
 from ..replay.corpus import DEFAULT_CORPUS_DIR, ReplayFailure
 from ..replay.metrics import render_table, result_json
 from ..replay.run import RECORD_LIVE, RECORD_SYNTHETIC, replay_corpus, write_text
-from . import console
 
 # ---------------------------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------------------------
 
 
-def register(commands: argparse._SubParsersAction[Any]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``jev-select replay`` to the command parser."""
     replay = commands.add_parser(
         c.COMMAND_REPLAY,
@@ -51,17 +48,6 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     replay.set_defaults(handler=run_replay)
 
 
-@contextlib.contextmanager
-def _failures(environ: Mapping[str, str]) -> Iterator[list[int]]:
-    status = [0]
-    try:
-        yield status
-    except ReplayFailure as failure:
-        code = failure.code if failure.code in c.REPLAY_FAILURE_CODES else c.REPLAY_INVALID_CORPUS
-        console.emit_for(ReplayFailure(code, failure.case).message, environ)
-        status[0] = 1
-
-
 def run_replay(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """``jev-select replay``: print the table (and write JSON), or one fixed failure line."""
     if namespace.live and namespace.write_synthetic:
@@ -73,26 +59,25 @@ def run_replay(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int
     )
     corpus = Path(namespace.corpus)
     campaign = Path(namespace.campaign) if namespace.campaign is not None else None
-    with _failures(environ) as status:
-        api_key = ""
-        if record == RECORD_LIVE:
-            api_key = environ.get(c.LOCAL_API_KEY_ENV, "").strip(c.WHITESPACE)
-            if not api_key:
-                raise ReplayFailure(c.REPLAY_LIVE_UNAVAILABLE)
-        result = replay_corpus(
-            corpus,
-            campaign,
-            environ=environ,
-            only=tuple(namespace.case),
-            record=record,
-            api_key=api_key,
-            api_base_url=namespace.api_base_url,
-        )
-        if namespace.json_path is not None:
-            try:
-                write_text(Path(namespace.json_path), pretty_json(result_json(result)) + "\n")
-            except OSError:
-                raise ReplayFailure(c.REPLAY_JSON_UNWRITABLE) from None
-        sys.stdout.write(render_table(result))
-        sys.stdout.flush()
-    return status[0]
+    api_key = ""
+    if record == RECORD_LIVE:
+        api_key = environ.get(c.LOCAL_API_KEY_ENV, "").strip(c.WHITESPACE)
+        if not api_key:
+            raise ReplayFailure(c.REPLAY_LIVE_UNAVAILABLE)
+    result = replay_corpus(
+        corpus,
+        campaign,
+        environ=environ,
+        only=tuple(namespace.case),
+        record=record,
+        api_key=api_key,
+        api_base_url=namespace.api_base_url,
+    )
+    if namespace.json_path is not None:
+        try:
+            write_text(Path(namespace.json_path), pretty_json(result_json(result)) + "\n")
+        except OSError:
+            raise ReplayFailure(c.REPLAY_JSON_UNWRITABLE) from None
+    sys.stdout.write(render_table(result))
+    sys.stdout.flush()
+    return 0

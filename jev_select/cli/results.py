@@ -7,12 +7,7 @@ file is written atomically, or not at all, and a failure is one fixed line with 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import re
-import tempfile
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
 
 from .. import contracts as c
 from ..core.inputs import is_repository_name
@@ -22,30 +17,30 @@ from ..core.results import (
     build_results,
     job_outcome,
     parse_job_map,
+    results_json,
     validate_results,
 )
+from ..edges.files import write_atomically
 from ..edges.github_api import GitHubApi, api_root_from_environment
 from ..edges.readers import read_json, read_report
-from . import console
+from .arguments import integer_in
 
-__all__ = ["register", "run_results"]
-
-
-def _positive_integer(text: str) -> int:
-    if re.fullmatch(c.POSITIVE_INTEGER_PATTERN, text, re.ASCII) is None:
-        raise ValueError()
-    return int(text)
+__all__ = ["register", "results_from_jobs", "run_results"]
 
 
-def register(commands: argparse._SubParsersAction[Any]) -> None:
+# argparse names the type in its error line: this is the name that line has always shown.
+_POSITIVE_INTEGER = integer_in(1, name="_positive_integer")
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``results`` to the ``jev-select`` parser."""
     results = commands.add_parser(
         c.COMMAND_RESULTS,
         help="write a results file for a report from the jobs of a workflow run",
         exit_on_error=False,
     )
-    results.add_argument("--run-id", required=True, type=_positive_integer)
-    results.add_argument("--attempt", type=_positive_integer, default=1)
+    results.add_argument("--run-id", required=True, type=_POSITIVE_INTEGER)
+    results.add_argument("--attempt", type=_POSITIVE_INTEGER, default=1)
     results.add_argument("--map", dest="job_map", help="JSON file mapping job names to task IDs")
     results.add_argument("--report", required=True)
     results.add_argument("--output", required=True)
@@ -59,12 +54,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 
 def run_results(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """``jev-select results``: the results file of a report, from one run's jobs."""
-    try:
-        _build_results_file(namespace, environ)
-    except ResultsFailure as failure:
-        code = failure.code if failure.code in c.RESULTS_FAILURE_CODES else c.RESULTS_UNWRITABLE
-        console.emit_for(c.RESULTS_FAILURE_TEMPLATE.format(code=code), environ)
-        return 1
+    _build_results_file(namespace, environ)
     return 0
 
 
@@ -83,27 +73,24 @@ def _build_results_file(namespace: argparse.Namespace, environ: Mapping[str, str
     records = GitHubApi(root, token).list_jobs(repository, namespace.run_id, namespace.attempt)
     if records is None:
         raise ResultsFailure(c.RESULTS_JOBS_UNAVAILABLE)
-    jobs = [outcome for outcome in map(job_outcome, records) if outcome is not None]
-    results = build_results(report, jobs, job_map)
-    if not validate_results(results):
-        raise RuntimeError()  # a bug, not a measurement problem: internal-error
-    _write_atomically(namespace.output, pretty_json(results) + "\n")
-
-
-def _write_atomically(path: str, text: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    temporary: str | None = None
+    results = results_from_jobs(report, records, job_map)
     try:
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".jev-select-results-")
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-        temporary = None
+        write_atomically(
+            namespace.output, pretty_json(results) + "\n", prefix=".jev-select-results-"
+        )
     except OSError:
         raise ResultsFailure(c.RESULTS_UNWRITABLE) from None
-    finally:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+
+
+def results_from_jobs(
+    report: Mapping[str, object],
+    records: Iterable[Mapping[str, object]],
+    job_map: Mapping[str, str] | None,
+) -> dict[str, object]:
+    """The results file of ``report``, as JSON, from one run's job records as the REST API lists
+    them (``rollout`` builds its files with this too)."""
+    jobs = [outcome for outcome in map(job_outcome, records) if outcome is not None]
+    results = results_json(build_results(report, jobs, job_map))
+    if not validate_results(results):
+        raise RuntimeError()  # a bug, not a measurement problem: internal-error
+    return results

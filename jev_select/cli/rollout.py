@@ -11,15 +11,10 @@ one that already exists is left alone, so labels added to it survive a later col
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime
 import os
-import re
-import shutil
 import sys
-import tempfile
 from collections.abc import Mapping
-from typing import Any
 
 import attrs
 
@@ -27,13 +22,7 @@ from .. import contracts as c
 from ..core.history import calendar_date
 from ..core.inputs import is_repository_name
 from ..core.jsonutil import pretty_json
-from ..core.results import (
-    ResultsFailure,
-    build_results,
-    job_outcome,
-    parse_job_map,
-    validate_results,
-)
+from ..core.results import ResultsFailure, parse_job_map
 from ..core.rollout import (
     AnswerRefused,
     RunOutcome,
@@ -47,13 +36,16 @@ from ..core.rollout import (
     workflow_run,
 )
 from ..edges.artifacts import report_from_zip
+from ..edges.files import write_directory_atomically
 from ..edges.github_actions import ActionsHistory, ArtifactGone, RateLimitExceeded
 from ..edges.github_api import api_root_from_environment
 from ..edges.httpio import HttpFailure, HttpTooLarge
 from ..edges.readers import parse_report, read_json
-from ..errors import CodedError, InvocationError
+from ..errors import CommandFailure, InvocationError
 from . import console
+from .arguments import integer_in
 from .progress import end_steps, show_step
+from .results import results_from_jobs
 
 __all__ = ["register", "run_rollout"]
 
@@ -61,21 +53,11 @@ _FIRST_ATTEMPT = 1
 _NOT_FOUND = 404
 
 
-class RolloutFailure(CodedError):
+class RolloutFailure(CommandFailure, failures=c.ROLLOUT_FAILURES):
     """The collection stopped; carries a code of ``ROLLOUT_FAILURE_CODES``."""
 
 
-def _bounded_integer(low: int, high: int) -> Any:
-    def parse(text: str) -> int:
-        if re.fullmatch(r"0|[1-9][0-9]*", text, re.ASCII) is None or not low <= int(text) <= high:
-            raise ValueError()
-        return int(text)
-
-    parse.__name__ = f"integer from {low} to {high}"
-    return parse
-
-
-def register(commands: argparse._SubParsersAction[Any]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``rollout`` to the ``jev-select`` parser."""
     rollout = commands.add_parser(
         c.COMMAND_ROLLOUT,
@@ -117,14 +99,14 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     rollout.add_argument(
         "--max-runs",
         metavar="N",
-        type=_bounded_integer(1, c.ROLLOUT_MAX_RUNS),
+        type=integer_in(1, c.ROLLOUT_MAX_RUNS),
         default=c.ROLLOUT_DEFAULT_MAX_RUNS,
         help="the newest N observer runs at most (default %(default)s)",
     )
     rollout.add_argument(
         "--max-wait",
         metavar="SECONDS",
-        type=_bounded_integer(0, c.ROLLOUT_MAX_WAIT_LIMIT_S),
+        type=integer_in(0, c.ROLLOUT_MAX_WAIT_LIMIT_S),
         default=c.ROLLOUT_DEFAULT_MAX_WAIT_S,
         help="seconds the command may wait on rate limits in total (default %(default)s)",
     )
@@ -187,30 +169,22 @@ def _settings(namespace: argparse.Namespace) -> _Settings:
 
 def run_rollout(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """``jev-select rollout``: prints the outcome per observer run and the summary line."""
-    try:
-        settings = _settings(namespace)
-        root = api_root_from_environment(environ)
-        if root is None:
-            raise RolloutFailure(c.ROLLOUT_INVALID_SETTINGS)
+    settings = _settings(namespace)
+    root = api_root_from_environment(environ)
+    if root is None:
+        raise RolloutFailure(c.ROLLOUT_INVALID_SETTINGS)
 
-        def tell(seconds: float) -> None:
-            # Progress, not a diagnostic: stderr in both modes, so a JSON standard output stays
-            # one document even inside Actions.
-            end_steps()
-            sys.stderr.write(c.ROLLOUT_WAIT_TEMPLATE.format(seconds=int(seconds)) + "\n")
-            sys.stderr.flush()
+    def tell(seconds: float) -> None:
+        # Progress, not a diagnostic: stderr in both modes, so a JSON standard output stays one
+        # document even inside Actions.
+        end_steps()
+        sys.stderr.write(c.ROLLOUT_WAIT_TEMPLATE.format(seconds=int(seconds)) + "\n")
+        sys.stderr.flush()
 
-        client = ActionsHistory(
-            root,
-            environ.get(namespace.token_env, ""),
-            max_wait=namespace.max_wait,
-            on_wait=tell,
-        )
-        outcomes = _Collector(client, settings).collect()
-    except RolloutFailure as failure:
-        code = failure.code if failure.code in c.ROLLOUT_FAILURE_CODES else c.ROLLOUT_INVALID_ANSWER
-        console.emit_for(c.ROLLOUT_FAILURE_TEMPLATE.format(code=code), environ)
-        return 1
+    client = ActionsHistory(
+        root, environ.get(namespace.token_env, ""), max_wait=namespace.max_wait, on_wait=tell
+    )
+    outcomes = _Collector(client, settings).collect()
     console.write(rollout_text(outcomes, namespace.format))
     return 0
 
@@ -281,6 +255,7 @@ class _Collector:
         if report is None:
             return RunOutcome(run.id, c.ROLLOUT_REJECTED, c.ROLLOUT_DETAIL_REPORT_INVALID)
         tested_sha = report["tested_sha"]
+        assert isinstance(tested_sha, str)  # the schema the report passed requires a string
         if report[c.REPORT_FIELD_MODE] != c.MODE_SHADOW:
             return RunOutcome(
                 run.id, c.ROLLOUT_REJECTED, c.ROLLOUT_DETAIL_REPORT_NOT_SHADOW, None, tested_sha
@@ -297,11 +272,8 @@ class _Collector:
         records = self._client.list_jobs(settings.repository, match.run.id, _FIRST_ATTEMPT)
         if records is None:
             raise RolloutFailure(c.ROLLOUT_GITHUB_UNAVAILABLE)
-        jobs = [outcome for outcome in map(job_outcome, records) if outcome is not None]
-        results = build_results(report, jobs, settings.job_map)
-        if not validate_results(results):
-            raise RuntimeError()  # a bug, not a measurement problem: internal-error
-        _write_measurement(settings.out, target, content, pretty_json(results) + "\n")
+        results = results_from_jobs(report, records, settings.job_map)
+        _write_measurement(target, content, pretty_json(results) + "\n")
         return RunOutcome(run.id, c.ROLLOUT_COLLECTED, None, match.run.id, tested_sha)
 
     def _candidates(self, head_sha: str, event: str) -> list[WorkflowRun]:
@@ -316,37 +288,39 @@ class _Collector:
             self._ci_runs[key] = [workflow_run(record) for record in records]
         return self._ci_runs[key]
 
-    def _runs_of(self, workflow: str, **query: Any) -> list[Any]:
+    def _runs_of(
+        self,
+        workflow: str,
+        *,
+        limit: int,
+        created_since: str | None = None,
+        completed: bool = False,
+        head_sha: str | None = None,
+        event: str | None = None,
+    ) -> list[object]:
         """A workflow's runs; a 404 means the workflow (or the repository) is not there for
         this token, most often a misspelt file name."""
         try:
-            return self._client.workflow_runs(self._settings.repository, workflow, **query)
+            return self._client.workflow_runs(
+                self._settings.repository,
+                workflow,
+                limit=limit,
+                created_since=created_since,
+                completed=completed,
+                head_sha=head_sha,
+                event=event,
+            )
         except HttpFailure as failure:
             if failure.status == _NOT_FOUND:
                 raise RolloutFailure(c.ROLLOUT_WORKFLOW_NOT_FOUND) from None
             raise
 
 
-def _write_measurement(out: str, target: str, report: bytes, results: str) -> None:
+def _write_measurement(target: str, report: bytes, results: str) -> None:
     """``target/report.json`` (the artifact's bytes as downloaded) and ``target/results.json``,
-    appearing together: written in a private directory beside it, then renamed into place."""
-    staging: str | None = None
+    appearing together."""
+    files = ((c.REPORT_FILE_NAME, report), (c.CALIBRATE_RESULTS_FILE_NAME, results.encode("utf-8")))
     try:
-        staging = tempfile.mkdtemp(dir=out, prefix=".jev-select-rollout-")
-        with open(os.path.join(staging, c.REPORT_FILE_NAME), "wb") as stream:
-            stream.write(report)
-        with open(
-            os.path.join(staging, c.CALIBRATE_RESULTS_FILE_NAME),
-            "w",
-            encoding="utf-8",
-            newline="\n",
-        ) as stream:
-            stream.write(results)
-        os.rename(staging, target)
-        staging = None
+        write_directory_atomically(target, files, prefix=".jev-select-rollout-")
     except OSError:
         raise RolloutFailure(c.ROLLOUT_OUT_UNWRITABLE) from None
-    finally:
-        if staging is not None:
-            with contextlib.suppress(OSError):
-                shutil.rmtree(staging)

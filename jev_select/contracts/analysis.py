@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from .failures import CommandFailures
+
 # --------------------------------------------------------------------------------------------
 # commands / readers / analyze / results: the extra subcommands (docs/reference.md,
 # "Step summary and plan block", "Shadow analysis")
@@ -38,6 +40,12 @@ RESULTS_FAILURE_CODES: Final = (
     RESULTS_INVALID_SETTINGS,
     RESULTS_JOBS_UNAVAILABLE,
     RESULTS_UNWRITABLE,
+)
+RESULTS_FAILURES: Final = CommandFailures(
+    command=COMMAND_RESULTS,
+    template=RESULTS_FAILURE_TEMPLATE,
+    codes=RESULTS_FAILURE_CODES,
+    fallback=RESULTS_UNWRITABLE,
 )
 RESULTS_JOBS_PER_PAGE: Final = 100
 RESULTS_MAX_PAGES: Final = 50

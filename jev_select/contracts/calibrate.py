@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from .failures import CommandFailures
+from .report import ANALYSIS_CODES, ANALYSIS_INVALID_SHADOW_MEASUREMENT
+
 # --------------------------------------------------------------------------------------------
 # jev-select calibrate (docs/shadow-mode.md, "Calibrate the threshold")
 # --------------------------------------------------------------------------------------------
@@ -44,6 +47,13 @@ CALIBRATE_MARKDOWN_FOOTNOTE: Final = (
     "that hid a regression. Minutes are summed task durations, not elapsed time."
 )
 CALIBRATE_FAILURE_TEMPLATE: Final = "jev-select: calibration failed ({code})."
+# calibrate reads its pairs with analyze's checks, so it stops with analyze's codes.
+CALIBRATE_FAILURES: Final = CommandFailures(
+    command=COMMAND_CALIBRATE,
+    template=CALIBRATE_FAILURE_TEMPLATE,
+    codes=ANALYSIS_CODES,
+    fallback=ANALYSIS_INVALID_SHADOW_MEASUREMENT,
+)
 CALIBRATE_PLOT_UNAVAILABLE: Final = (
     "jev-select: --plot needs matplotlib, from the bench extra of jev-ci-select."
 )

@@ -1,8 +1,24 @@
-"""Hard failure codes and their one-line diagnostics."""
+"""Hard failure codes and their one-line diagnostics, and the shape of a subcommand's own."""
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, NamedTuple
+
+
+class CommandFailures(NamedTuple):
+    """What one subcommand prints when it stops: its fixed line, the codes that line may carry
+    and the exit status. Each subcommand's vocabulary module declares one; the command line
+    prints any failure of it the same way (``errors.CommandFailure``)."""
+
+    command: str
+    template: str  # with a ``{code}`` field
+    codes: tuple[str, ...]
+    fallback: str  # the code shown for one outside ``codes``, which is a bug
+    exit_code: int = 1
+    # A command for the developer's own machine: its line is plain on stderr even where
+    # GITHUB_ACTIONS is set.
+    local_only: bool = False
+
 
 # --------------------------------------------------------------------------------------------
 # Hard failure codes (docs/reference.md, "Failure codes")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from .failures import CommandFailures
+
 # --------------------------------------------------------------------------------------------
 # jev-select history (docs/shadow-mode.md, "Before any CI change: a dry run over recent history")
 # --------------------------------------------------------------------------------------------
@@ -37,6 +39,13 @@ HISTORY_FAILURE_CODES: Final = (
     HISTORY_NO_CHANGES,
     HISTORY_NEEDS_YES,
     HISTORY_OUT_UNWRITABLE,
+)
+HISTORY_FAILURES: Final = CommandFailures(
+    command=COMMAND_HISTORY,
+    template=HISTORY_FAILURE_TEMPLATE,
+    codes=HISTORY_FAILURE_CODES,
+    fallback=HISTORY_INVALID_REPOSITORY,
+    local_only=True,
 )
 HISTORY_REQUESTS_TEMPLATE: Final = (
     "jev-select: history will send {requests} Jev requests for {changes} changes."

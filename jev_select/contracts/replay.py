@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from .failures import CommandFailures
+from .report import COMMAND_REPLAY
+
 # --------------------------------------------------------------------------------------------
 # replay: evaluation replay of the corpus (docs/reference.md, "Evaluation replay")
 # --------------------------------------------------------------------------------------------
@@ -39,6 +42,12 @@ REPLAY_FAILURE_CODES: Final = (
 )
 REPLAY_FAILURE_TEMPLATE: Final = "jev-select: replay failed ({code})."
 REPLAY_CASE_FAILURE_TEMPLATE: Final = "jev-select: replay failed ({code}) in case {case}."
+REPLAY_FAILURES: Final = CommandFailures(
+    command=COMMAND_REPLAY,
+    template=REPLAY_FAILURE_TEMPLATE,
+    codes=REPLAY_FAILURE_CODES,
+    fallback=REPLAY_INVALID_CORPUS,
+)
 REPLAY_HEADING_TEMPLATE: Final = (
     "jev-select replay: {cases} cases, {answers} recorded answers ({synthetic} synthetic)"
 )

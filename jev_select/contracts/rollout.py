@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from .failures import CommandFailures
+
 # --------------------------------------------------------------------------------------------
 # jev-select rollout (docs/shadow-mode.md, "Collect the reports and the CI results")
 # --------------------------------------------------------------------------------------------
@@ -94,6 +96,12 @@ ROLLOUT_FAILURE_CODES: Final = (
     ROLLOUT_INVALID_ANSWER,
     ROLLOUT_RATE_LIMITED,
     ROLLOUT_OUT_UNWRITABLE,
+)
+ROLLOUT_FAILURES: Final = CommandFailures(
+    command=COMMAND_ROLLOUT,
+    template=ROLLOUT_FAILURE_TEMPLATE,
+    codes=ROLLOUT_FAILURE_CODES,
+    fallback=ROLLOUT_INVALID_ANSWER,
 )
 ROLLOUT_WAIT_TEMPLATE: Final = "jev-select: GitHub rate limit; waiting {seconds} s."
 ROLLOUT_MAX_WAIT_LIMIT_S: Final = 3600

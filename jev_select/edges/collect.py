@@ -41,7 +41,6 @@ _RAW_HEADER = re.compile(
     rb"([A-Z][0-9]*)"
 )
 _COUNT = re.compile(rb"[0-9]+|-")
-_LOWER_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _GITLINK_MODE = "160000"
 _TWO_PATH_STATUSES = frozenset({"R", "C"})
 
@@ -288,7 +287,7 @@ def proven_merge_base(session: GitSession, base: str, head: str) -> str | None:
     concluded; the caller deepens or fetches the whole history.
     """
     bases = session.merge_bases(base, head)
-    if len(bases) != 1 or _LOWER_ID.fullmatch(bases[0]) is None:
+    if len(bases) != 1 or not is_object_id(bases[0], lowercase=True):
         return None
     boundary = session.shallow_commits()
     if boundary is None or len(boundary) > c.GIT_BOUNDARY_LIMIT:

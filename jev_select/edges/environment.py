@@ -10,15 +10,15 @@ import os
 import re
 import tempfile
 from collections.abc import Mapping
-from typing import Any
 
 import attrs
 
 from .. import contracts as c
 from ..core.inputs import is_repository_name, normalise_https_url
 from ..core.jsonutil import JsonError, strict_loads
+from ..core.object_ids import is_sha40
 from ..errors import PlanningFailure
-from .files import open_regular_file
+from .files import read_capped
 
 __all__ = [
     "GitHubContext",
@@ -48,7 +48,7 @@ class GitHubContext:
     sha: str
     server_origin: str
     api_url: str | None
-    event: Mapping[str, Any] = attrs.field(repr=False)
+    event: Mapping[str, object] = attrs.field(repr=False)
     output_path: str
     summary_path: str | None
     temp_root: str
@@ -100,7 +100,7 @@ def read_github_context(environ: Mapping[str, str]) -> GitHubContext:
     if (
         not event_name
         or not is_repository_name(repository)
-        or re.fullmatch(c.SHA40_PATTERN, sha) is None
+        or not is_sha40(sha)
         or origin is None
         or not output_path
     ):
@@ -119,12 +119,11 @@ def read_github_context(environ: Mapping[str, str]) -> GitHubContext:
     )
 
 
-def _read_event(path: str) -> Mapping[str, Any]:
+def _read_event(path: str) -> Mapping[str, object]:
     if not path:
         raise PlanningFailure(c.FAILURE_INVALID_EVENT)
     try:
-        with open_regular_file(path) as handle:
-            data = handle.read(_EVENT_FILE_CAP + 1)
+        data = read_capped(path, _EVENT_FILE_CAP)
     except OSError:
         raise PlanningFailure(c.FAILURE_INVALID_EVENT) from None
     if len(data) > _EVENT_FILE_CAP:
@@ -160,8 +159,8 @@ def parse_merge_group(payload: object, sha: str) -> MergeGroupFacts:
     if (
         not isinstance(base_sha, str)
         or not isinstance(head_sha, str)
-        or re.fullmatch(c.SHA40_PATTERN, base_sha) is None
-        or re.fullmatch(c.SHA40_PATTERN, head_sha) is None
+        or not is_sha40(base_sha)
+        or not is_sha40(head_sha)
         or head_sha != sha
     ):
         raise PlanningFailure(c.FAILURE_INVALID_EVENT)
@@ -187,8 +186,8 @@ def parse_pull_request(payload: object, repository: str) -> PullRequestFacts:
     if (
         not isinstance(base_sha, str)
         or not isinstance(head_sha, str)
-        or re.fullmatch(c.SHA40_PATTERN, base_sha) is None
-        or re.fullmatch(c.SHA40_PATTERN, head_sha) is None
+        or not is_sha40(base_sha)
+        or not is_sha40(head_sha)
         or not isinstance(base_repo, Mapping)
         or not isinstance(base_repo.get("full_name"), str)
         or not _same_repository(base_repo["full_name"], repository)

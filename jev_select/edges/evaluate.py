@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 import attrs
 
 from .. import contracts as c
+from ..core.durations import milliseconds_between
 from ..core.models import (
     ChunkRecord,
     Observation,
@@ -67,10 +68,6 @@ class _PhaseState:
         return not self.stopped and self.next_index < len(self.slots)
 
 
-def _milliseconds(start: float, end: float) -> float:
-    return max(end - start, 0.0) * 1000.0
-
-
 def run_observation(
     prepared: PreparedObservation,
     *,
@@ -84,7 +81,7 @@ def run_observation(
     """Send ``prepared.requests`` (group, then batch order) and build the observation.
 
     ``send`` defaults to ``jev_client.send`` and must have its signature and failure type
-    (``jev_client.RequestFailed``). Any other exception from it, or from validation, is a
+    (``jev_client.RequestFailed``). Every other exception from it, or from validation, is a
     programming error and raises ``PlanningFailure(internal-error)``.
     """
     started = clock()
@@ -153,7 +150,7 @@ def run_observation(
                         status=c.GROUP_COMPLETED if result.error is None else c.GROUP_FAILED,
                         model=result.model,
                         usage=result.usage,
-                        duration_ms=_milliseconds(dispatched_at, finished_at),
+                        duration_ms=milliseconds_between(dispatched_at, finished_at),
                         error=result.error,
                         scores=result.scores,
                     )
@@ -203,7 +200,7 @@ def run_observation(
         cause=cause if first_failure is not None else None,
         usage=_sum_usage(record.usage for record in records),
         model_returned=_single_model(record.model for record in records),
-        duration_ms=_milliseconds(started, finished),
+        duration_ms=milliseconds_between(started, finished),
     )
 
 
@@ -214,7 +211,7 @@ def _abandon_expired(state: _PhaseState, planned: Sequence[PlannedRequest], now:
             slot.record = RequestRecord(
                 task_ids=planned[index].task_ids,
                 status=c.GROUP_FAILED,
-                duration_ms=_milliseconds(slot.started_at, now),
+                duration_ms=milliseconds_between(slot.started_at, now),
                 error=c.REASON_JEV_TIMEOUT,
             )
             state.fail(c.REASON_JEV_TIMEOUT)

@@ -25,7 +25,6 @@ from ..errors import PlanningFailure
 from . import cancellation
 from .git_local import alternates_line, local_object_directory
 from .git_runner import (
-    LOWER_OBJECT_ID,
     SMALL_OUTPUT_CAP,
     GitCommandFailed,
     GitError,
@@ -272,7 +271,7 @@ class GitSession:
         lines = content.decode("ascii", "replace").split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        if not all(LOWER_OBJECT_ID.fullmatch(line) for line in lines):
+        if not all(is_object_id(line, lowercase=True) for line in lines):
             return None
         return tuple(lines)
 

@@ -20,7 +20,6 @@ from collections.abc import Mapping, Sequence
 
 from .. import contracts as c
 from .git_runner import (
-    LOWER_OBJECT_ID,
     SMALL_OUTPUT_CAP,
     GitError,
     GitTimeBound,
@@ -73,7 +72,7 @@ def _single_object_id(output: bytes | None) -> str | None:
     if output is None:
         return None
     text = output.decode("ascii", "replace").strip()
-    return text if LOWER_OBJECT_ID.fullmatch(text) else None
+    return text if is_object_id(text, lowercase=True) else None
 
 
 def is_git_repository(
@@ -102,7 +101,7 @@ def _unique_local_merge_base(
     if output is None:
         return None
     bases = output.decode("ascii", "replace").split()
-    if len(bases) != 1 or LOWER_OBJECT_ID.fullmatch(bases[0]) is None:
+    if len(bases) != 1 or not is_object_id(bases[0], lowercase=True):
         return None
     return bases[0]
 
@@ -260,8 +259,8 @@ def local_first_parent_log(
     for index in range(0, len(fields) - 2, 3):
         sha = fields[index].strip()
         parents = tuple(fields[index + 1].split())
-        if LOWER_OBJECT_ID.fullmatch(sha) is None or not all(
-            LOWER_OBJECT_ID.fullmatch(parent) for parent in parents
+        if not is_object_id(sha, lowercase=True) or not all(
+            is_object_id(parent, lowercase=True) for parent in parents
         ):
             return None
         entries.append((sha, parents, fields[index + 2]))

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import IO, TYPE_CHECKING, BinaryIO
 
 from ..core.credentials import basic_credential, usable_token
+from ..core.object_ids import is_object_id  # re-exported: the git modules check names with it
 from ..errors import JevSelectError
 from . import cancellation
 
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 __all__ = [
-    "LOWER_OBJECT_ID",
     "SMALL_OUTPUT_CAP",
     "GitCommandFailed",
     "GitError",
@@ -51,9 +50,6 @@ __all__ = [
 # Small answers (SHAs, booleans) never need more than this.
 SMALL_OUTPUT_CAP = 1_048_576
 _READ_CHUNK = 65536
-_OBJECT_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
-# How git itself writes an object name.
-LOWER_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 class GitError(JevSelectError):
@@ -74,11 +70,6 @@ class GitTimedOut(GitCommandFailed):
     A failed command to every caller that does not ask: whatever handles a git failure handles
     this one too.
     """
-
-
-def is_object_id(text: str) -> bool:
-    """Whether ``text`` is a full object name: 40 or 64 hex digits."""
-    return _OBJECT_ID.fullmatch(text) is not None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -203,7 +194,7 @@ def _gitpython() -> tuple[ModuleType, ModuleType]:
 # our own process group never reaches them, and nothing stops them when this process ends. The
 # live ones are kept here so that a cancellation stops them all, whichever thread started them.
 _live_lock = threading.Lock()
-_live: set[subprocess.Popen[Any]] = set()
+_live: set[subprocess.Popen[bytes]] = set()
 
 
 def terminate_children() -> None:
@@ -218,7 +209,7 @@ def terminate_children() -> None:
 cancellation.add_cleanup(terminate_children)
 
 
-def _kill(process: subprocess.Popen[Any]) -> None:
+def _kill(process: subprocess.Popen[bytes]) -> None:
     try:
         if os.name == "posix":
             os.killpg(process.pid, 9)
@@ -262,14 +253,16 @@ class _Output:
             self.failed = True  # output cut short is no answer, whatever git's status
 
 
-def _reap(process: subprocess.Popen[Any], readers: Sequence[tuple[threading.Thread, Any]]) -> None:
+def _reap(
+    process: subprocess.Popen[bytes], readers: Sequence[tuple[threading.Thread, IO[bytes] | None]]
+) -> None:
     """Kill ``process`` if it still runs, wait for it and close its pipes."""
     if process.poll() is None:
         _kill(process)
     process.wait()
     with _live_lock:
         _live.discard(process)
-    busy: list[Any] = []
+    busy: list[IO[bytes] | None] = []
     for thread, stream in readers:
         thread.join(timeout=5)
         if thread.is_alive():
@@ -316,8 +309,8 @@ def run_git(
             prefix += ["-u", name]
     command = [*prefix, "git", *args]
     git_cmd, git_exc = _gitpython()
-    process: subprocess.Popen[Any] | None = None
-    readers: list[tuple[threading.Thread, Any]] = []
+    process: subprocess.Popen[bytes] | None = None
+    readers: list[tuple[threading.Thread, IO[bytes] | None]] = []
     output: _Output | None = None
     timed_out = False
     status = 0

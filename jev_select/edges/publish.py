@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from .. import contracts as c
 from ..core.credentials import basic_credential
 from ..errors import PlanningFailure
+from .files import write_atomically
 
 __all__ = [
     "append_outputs",
@@ -28,7 +29,6 @@ __all__ = [
     "mask_commands",
     "open_outputs",
     "remove_report",
-    "write_outputs",
     "write_report",
     "write_report_file",
 ]
@@ -59,24 +59,8 @@ def mask_commands(api_key: str | None, github_token: str | None) -> list[str]:
     return [f"::add-mask::{_escape_command_value(value)}" for value in values]
 
 
-def _replace_atomically(text: str, final_path: str) -> None:
-    """Write ``text`` (0600) beside ``final_path`` and rename it into place.
-
-    Readers see the old file or the whole new one, never a part; the staging file is removed
-    again on any failure, a cancellation included.
-    """
-    descriptor, staging_path = tempfile.mkstemp(dir=os.path.dirname(final_path), prefix=".report-")
-    try:
-        os.fchmod(descriptor, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(staging_path, final_path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(staging_path)
-        raise
+# The staging file of a report, beside the report until it is renamed into place.
+_STAGING_PREFIX = ".report-"
 
 
 def write_report(text: str, temp_root: str) -> str:
@@ -86,7 +70,7 @@ def write_report(text: str, temp_root: str) -> str:
         directory = tempfile.mkdtemp(prefix=c.REPORT_DIR_PREFIX, dir=temp_root)
         os.chmod(directory, 0o700)
         final_path = os.path.join(directory, c.REPORT_FILE_NAME)
-        _replace_atomically(text, final_path)
+        write_atomically(final_path, text, prefix=_STAGING_PREFIX)
         return os.path.abspath(final_path)
     except OSError:
         if directory is not None:
@@ -106,7 +90,7 @@ def write_report_file(text: str, path: str) -> str:
     try:
         if not os.path.isdir(directory):
             os.mkdir(directory, 0o700)
-        _replace_atomically(text, final_path)
+        write_atomically(final_path, text, prefix=_STAGING_PREFIX)
     except OSError:
         raise PlanningFailure(c.FAILURE_REPORT_UNWRITABLE) from None
     return final_path
@@ -171,15 +155,6 @@ def close_outputs(descriptor: int) -> None:
     """Close what :func:`open_outputs` returned; the outputs are already complete by then."""
     with contextlib.suppress(OSError):
         os.close(descriptor)
-
-
-def write_outputs(path: str, pairs: Sequence[tuple[str, str]]) -> None:
-    """Append all outputs to ``GITHUB_OUTPUT`` in one write, or raise ``output-unwritable``."""
-    descriptor = open_outputs(path)
-    try:
-        append_outputs(descriptor, pairs)
-    finally:
-        close_outputs(descriptor)
 
 
 def append_summary(path: str, text: str) -> bool:

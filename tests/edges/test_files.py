@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import os
 import socket
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,14 @@ from typing import Any
 import pytest
 from support.hardstop import hard_stop
 
-from jev_select.edges.files import NotRegularFile, open_regular_file
+from jev_select.edges.files import (
+    NotRegularFile,
+    open_regular_file,
+    read_capped,
+    read_capped_text,
+    write_atomically,
+    write_directory_atomically,
+)
 from jev_select.edges.readers import read_bytes, read_text
 
 pytestmark = pytest.mark.posix
@@ -137,3 +145,96 @@ def test_a_fifo_swapped_in_after_the_check_cannot_block(swapped: Path) -> None:
 def test_a_reader_given_a_swapped_path_answers_none(swapped: Path) -> None:
     with hard_stop(10):
         assert read_bytes(swapped, 100) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Capped reads
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_capped_read_stops_one_byte_past_the_cap(tmp_path: Path) -> None:
+    path = tmp_path / "table.yml"
+    path.write_bytes(b"abcdef")
+    assert read_capped(path, 10) == b"abcdef"
+    assert read_capped(path, 6) == b"abcdef"
+    assert read_capped(path, 3) == b"abcd"  # over the cap: the caller sees that it is
+
+
+def test_a_capped_text_is_strict_utf8_and_raises_when_unreadable(tmp_path: Path) -> None:
+    path = tmp_path / "table.yml"
+    path.write_bytes("café".encode())
+    assert read_capped_text(path, 100) == "café"
+    path.write_bytes(b"\xff")
+    assert read_capped_text(path, 100) is None
+    with pytest.raises(NotRegularFile):
+        read_capped_text(_fifo(tmp_path), 100)
+    with pytest.raises(FileNotFoundError):
+        read_capped_text(tmp_path / "missing", 100)
+
+
+# ---------------------------------------------------------------------------------------------
+# Atomic writes
+# ---------------------------------------------------------------------------------------------
+
+
+def test_an_atomic_write_replaces_the_file_whole(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_text("old\n")
+    write_atomically(path, "new\r\ncafé\n", prefix=".staging-")
+    assert path.read_bytes() == "new\r\ncafé\n".encode()  # newlines as given
+    assert os.listdir(tmp_path) == ["results.json"]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_shared_file_gets_the_usual_mode(tmp_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        write_atomically(tmp_path / "expected.json", "{}\n", prefix=".staging-", private=False)
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "expected.json").stat().st_mode) == 0o644
+
+
+def test_a_failed_atomic_write_leaves_the_old_file_and_no_staging_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "report.json"
+    path.write_text("old\n")
+
+    def failing_replace(*_args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(OSError, match="disk full"):
+        write_atomically(path, "new\n", prefix=".staging-")
+    assert os.listdir(tmp_path) == ["report.json"]
+    assert path.read_text() == "old\n"
+
+
+def test_an_unencodable_text_writes_nothing(tmp_path: Path) -> None:
+    with pytest.raises(UnicodeEncodeError):
+        write_atomically(tmp_path / "report.json", "\ud800", prefix=".staging-")
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_atomic_write_into_a_missing_directory_raises(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        write_atomically(tmp_path / "missing" / "report.json", "{}", prefix=".staging-")
+
+
+def test_a_directory_appears_whole(tmp_path: Path) -> None:
+    target = tmp_path / "123"
+    write_directory_atomically(target, [("a.json", b"1"), ("b.json", b"2")], prefix=".staging-")
+    assert os.listdir(tmp_path) == ["123"]
+    assert sorted(os.listdir(target)) == ["a.json", "b.json"]
+    assert (target / "b.json").read_bytes() == b"2"
+
+
+def test_a_directory_that_cannot_appear_leaves_nothing_behind(tmp_path: Path) -> None:
+    target = tmp_path / "123"
+    target.mkdir()
+    (target / "labels.json").write_text("{}")  # a measurement already there is left alone
+    with pytest.raises(OSError):  # noqa: PT011 - the errno differs between systems
+        write_directory_atomically(target, [("a.json", b"1")], prefix=".staging-")
+    assert os.listdir(tmp_path) == ["123"]
+    assert os.listdir(target) == ["labels.json"]

@@ -13,6 +13,7 @@ import pytest
 from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
+from jev_select.core.object_ids import is_sha40
 from jev_select.edges.git import GitSession
 from jev_select.edges.git_local import (
     default_local_base,
@@ -336,6 +337,21 @@ def test_object_ids() -> None:
     assert not is_object_id("a" * 41)
     assert not is_object_id("z" * 40)
     assert not is_object_id("a" * 40 + "\n")
+
+
+def test_object_id_forms() -> None:
+    """What each caller accepts: git's own output (lowercase), SHA-1 only (reports, events)."""
+    assert is_object_id("a" * 40, lowercase=True)
+    assert is_object_id("a" * 64, lowercase=True)
+    assert not is_object_id("A" * 40, lowercase=True)
+    assert is_object_id("A" * 40, sha1_only=True)
+    assert not is_object_id("a" * 64, sha1_only=True)
+    assert is_sha40("0123456789abcdef" * 2 + "01234567")
+    assert not is_sha40("A" * 40)
+    assert not is_sha40("a" * 64)
+    # Only ASCII letters fold: the Kelvin sign is not a "k", and no letter folds onto a-f.
+    assert not is_object_id("\u212a" * 40)
+    assert not is_object_id("\uff21" * 40)
 
 
 def test_parse_commit_parents() -> None:

@@ -14,11 +14,13 @@ from support.cliutil import parse_output_file
 
 from jev_select import contracts as c
 from jev_select.edges.publish import (
+    append_outputs,
     append_summary,
+    close_outputs,
     format_outputs,
     mask_commands,
+    open_outputs,
     remove_report,
-    write_outputs,
     write_report,
 )
 from jev_select.errors import PlanningFailure
@@ -135,6 +137,15 @@ def test_remove_report_removes_its_directory(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------------
 
 PAIRS = [("run", '{"unit":true}'), ("has-tasks", "true"), ("unit", "true")]
+
+
+def write_outputs(path: str, pairs: list[tuple[str, str]]) -> None:
+    """The three calls with which ``plan`` publishes its outputs (``cli/plan_github.py``)."""
+    descriptor = open_outputs(path)
+    try:
+        append_outputs(descriptor, pairs)
+    finally:
+        close_outputs(descriptor)
 
 
 def test_outputs_use_the_multiline_form_in_order() -> None:
