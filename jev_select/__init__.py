@@ -31,6 +31,10 @@ _LAZY: dict[str, str] = {
     "compact_json": ".core.jsonutil",
     "compute_selection_hash": ".core.tasks",
     "ChangeFacts": ".core.models",
+    "DocumentError": ".core.convert",
+    "ReportV5": ".core.report_v5",
+    "parse_report": ".core.report_v5",
+    "report_json": ".core.report_v5",
     "Commits": ".core.models",
     "Durations": ".core.models",
     "Evaluation": ".core.models",
@@ -59,6 +63,7 @@ _LAZY: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
+    from .core.convert import DocumentError
     from .core.evidence import build_evidence, resolve_metadata
     from .core.grouping import GroupingError, prepare_observation, split_diff
     from .core.inputs import parse_inputs
@@ -78,6 +83,7 @@ if TYPE_CHECKING:
     from .core.questions import build_questions
     from .core.render import render_outputs, render_summary
     from .core.report import build_report, validate_report
+    from .core.report_v5 import ReportV5, parse_report, report_json
     from .core.responses import validate_response
     from .core.shadow import AnalysisError, analyze_shadow
     from .core.tasks import compute_selection_hash, match_force_paths, parse_tasks
@@ -101,6 +107,7 @@ __all__ = [
     "AnalysisError",
     "ChangeFacts",
     "Commits",
+    "DocumentError",
     "Durations",
     "Evaluation",
     "GroupingError",
@@ -110,6 +117,7 @@ __all__ = [
     "Plan",
     "PlanBlock",
     "PlanningFailure",
+    "ReportV5",
     "RunFacts",
     "TaskTable",
     "__version__",
@@ -124,6 +132,7 @@ __all__ = [
     "format_number",
     "match_force_paths",
     "parse_inputs",
+    "parse_report",
     "parse_tasks",
     "prepare_observation",
     "read_plan_block",
@@ -131,6 +140,7 @@ __all__ = [
     "render_outputs",
     "render_plan_block",
     "render_summary",
+    "report_json",
     "resolve_metadata",
     "score_decisions",
     "split_diff",

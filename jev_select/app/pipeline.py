@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 
 from .. import contracts as c
+from ..core.durations import milliseconds_between
 from ..core.models import (
     ChangeFacts,
     Collection,
@@ -25,10 +26,12 @@ from ..core.models import (
     MetadataResult,
     ObservationOutcome,
     Plan,
+    PreparedObservation,
     RunFacts,
 )
 from ..core.policy import choose_bypass, decide, score_decisions
 from ..core.report import build_report, validate_report
+from ..core.report_v5 import ReportV5
 from ..core.tasks import compute_selection_hash
 
 if TYPE_CHECKING:
@@ -39,11 +42,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ChangePreview",
+    "CollectedChange",
     "PlanResult",
     "RunContext",
+    "collect_change_once",
     "preview_change",
     "run_plan_pipeline",
 ]
+
 
 def _no_lookups() -> Lookups:
     # Imported on use: a bypass run never resolves metadata and must not load the evidence code.
@@ -84,7 +90,7 @@ class RunContext:
 @attrs.frozen
 class PlanResult:
     plan: Plan
-    report: dict[str, Any]
+    report: ReportV5
     changed_paths: tuple[str, ...] | None = None  # the paths the plan saw, when collected
     # Local mode without a key or consent: what planning found before anything would be sent.
     preview: ChangePreview | None = None
@@ -93,18 +99,19 @@ class PlanResult:
     notes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
 
 
-def _milliseconds(start: float, end: float) -> float:
-    return max(0.0, (end - start) * 1000.0)
-
-
 def run_plan_pipeline(
     inputs: Inputs,
     run: RunContext,
     *,
     validated_at: float,
     clock: Callable[[], float] = time.monotonic,
+    collected: CollectedChange | None = None,
 ) -> PlanResult:
-    """Plan the run. ``validated_at`` is the ``clock`` reading when input validation ended."""
+    """Plan the run. ``validated_at`` is the ``clock`` reading when input validation ended.
+
+    ``collected`` is the change as a preview of this very run collected it (``history`` asks for
+    consent between the two): it is used as it is instead of collecting the change again.
+    """
     tasks = inputs.tasks
     tested_ref = _tested_ref(inputs, run)
     selection_hash = compute_selection_hash(inputs.model, inputs.skip_below, tasks)
@@ -126,37 +133,27 @@ def run_plan_pipeline(
         # Imported here rather than at the top: a bypass (every push, fork or run without a key)
         # needs neither git nor HTTP, and loading GitPython, requests and urllib3 would cost it
         # more than all its own work.
-        from ..core.grouping import GroupingError, prepare_observation
         from ..edges.evaluate import run_observation
 
-        collection, metadata = _collect(inputs, run)
+        staged = collected if collected is not None else collect_change_once(inputs, run, clock)
+        collection, metadata = staged.collection, staged.metadata
         commits = collection.commits
-        collected_at = clock()
-        if collection.change_set is not None and metadata is not None:
-            evidence = {task_id: entry.evidence for task_id, entry in metadata.evidence.items()}
-            phase_start = clock()
-            try:
-                prepared = prepare_observation(
-                    patch=collection.change_set.patch,
-                    commits=commits,
-                    evidence_by_task=evidence,
-                    hints=metadata.hints,
-                    api_model=inputs.api_model,
-                )
-            except GroupingError as error:
-                grouping_error = error.code
-                jev_ms = _milliseconds(phase_start, clock())
-            else:
-                outcome = run_observation(
-                    prepared,
-                    endpoint=inputs.endpoint,
-                    api_key=inputs.api_key,
-                    expected_model=inputs.model,
-                    timeout_ms=inputs.timeout_ms,
-                    clock=clock,
-                    send=run.send,
-                )
-                jev_ms = outcome.duration_ms
+        # A change collected before this run (history's preview) took none of its time.
+        collected_at = max(staged.collected_at, validated_at)
+        grouping_error = staged.grouping_error
+        if grouping_error is not None:
+            jev_ms = staged.grouping_ms
+        elif staged.prepared is not None:
+            outcome = run_observation(
+                staged.prepared,
+                endpoint=inputs.endpoint,
+                api_key=inputs.api_key,
+                expected_model=inputs.model,
+                timeout_ms=inputs.timeout_ms,
+                clock=clock,
+                send=run.send,
+            )
+            jev_ms = outcome.duration_ms
     else:
         collected_at = clock()
 
@@ -192,9 +189,9 @@ def run_plan_pipeline(
             model_requested=inputs.api_model,
             model_expected=inputs.model,
             durations_ms=Durations(
-                collection=_milliseconds(validated_at, collected_at),
+                collection=milliseconds_between(validated_at, collected_at),
                 jev=jev_ms,
-                total=_milliseconds(validated_at, clock()),
+                total=milliseconds_between(validated_at, clock()),
             ),
         ),
         change,
@@ -218,7 +215,7 @@ def run_plan_pipeline(
 _PREVIEW_BYPASSES = (c.REASON_MISSING_API_KEY, c.REASON_EXTERNAL_CONTEXT_DISABLED)
 
 
-def _tested_ref(inputs: Inputs, run: RunContext) -> str:
+def _tested_ref(inputs: Inputs, run: RunContext) -> c.TestedRef:
     # A merge-queue commit is what merges: the report records it as the merge that is tested.
     return c.TESTED_REF_MERGE if run.merge_queue else inputs.tested_ref
 
@@ -264,7 +261,7 @@ def _gaps(metadata: MetadataResult | None) -> dict[str, tuple[str, ...]]:
     if metadata is not None:
         for task_id, entry in metadata.evidence.items():
             warnings = (entry.job_metadata or {}).get("warnings") or ()
-            if warnings:
+            if isinstance(warnings, list | tuple) and warnings:
                 gaps[task_id] = tuple(str(warning) for warning in warnings)
     return gaps
 
@@ -300,6 +297,57 @@ def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> M
 
 
 @attrs.frozen
+class CollectedChange:
+    """A change collected, its metadata resolved and its requests grouped: everything planning
+    does before it sends, done once per change.
+
+    ``collected_at`` is the clock reading when collection ended; ``grouping_ms`` how long grouping
+    took. ``prepared`` is set when the change could be grouped, ``grouping_error`` when it could
+    not; both are ``None`` when collection failed or there was no metadata to group with.
+    """
+
+    collection: Collection
+    metadata: MetadataResult | None
+    prepared: PreparedObservation | None
+    grouping_error: str | None
+    collected_at: float
+    grouping_ms: float
+
+
+def collect_change_once(
+    inputs: Inputs, run: RunContext, clock: Callable[[], float] = time.monotonic
+) -> CollectedChange:
+    """Collect the change, resolve its metadata and group it, exactly as planning does."""
+    from ..core.grouping import GroupingError, prepare_observation
+
+    collection, metadata = _collect(inputs, run)
+    collected_at = clock()
+    prepared: PreparedObservation | None = None
+    grouping_error: str | None = None
+    if collection.change_set is not None and metadata is not None:
+        try:
+            prepared = prepare_observation(
+                patch=collection.change_set.patch,
+                commits=collection.commits,
+                evidence_by_task={
+                    task_id: entry.evidence for task_id, entry in metadata.evidence.items()
+                },
+                hints=metadata.hints,
+                api_model=inputs.api_model,
+            )
+        except GroupingError as error:
+            grouping_error = error.code
+    return CollectedChange(
+        collection=collection,
+        metadata=metadata,
+        prepared=prepared,
+        grouping_error=grouping_error,
+        collected_at=collected_at,
+        grouping_ms=milliseconds_between(collected_at, clock()),
+    )
+
+
+@attrs.frozen
 class ChangePreview:
     """What planning one change finds before anything is sent (``jev-select history``, and
     local ``plan`` without a key or consent).
@@ -316,6 +364,8 @@ class ChangePreview:
     gaps: Mapping[str, tuple[str, ...]]  # task ID -> metadata warnings, first-seen order
     requests: int
     collection_ms: float
+    # The change as collected and grouped, for the planning run that follows the preview.
+    collected: CollectedChange = attrs.field(repr=False, eq=False)
 
 
 def preview_change(
@@ -327,29 +377,13 @@ def preview_change(
     run without a key still sees collection errors, protected paths, ``force_paths``, ``always``
     and metadata gaps. Other bypasses (``force-all``) do stop it.
     """
-    from ..core.grouping import GroupingError, prepare_observation
-
     tasks = inputs.tasks
     started = clock()
-    grouping_error: str | None = None
-    requests = 0
-    collection, metadata = _collect(inputs, run)
-    collection_ms = _milliseconds(started, clock())
-    if collection.change_set is not None and metadata is not None:
-        try:
-            prepared = prepare_observation(
-                patch=collection.change_set.patch,
-                commits=collection.commits,
-                evidence_by_task={
-                    task_id: entry.evidence for task_id, entry in metadata.evidence.items()
-                },
-                hints=metadata.hints,
-                api_model=inputs.api_model,
-            )
-        except GroupingError as error:
-            grouping_error = error.code
-        else:
-            requests = len(prepared.requests)
+    staged = collect_change_once(inputs, run, clock)
+    collection, metadata = staged.collection, staged.metadata
+    collection_ms = milliseconds_between(started, staged.collected_at)
+    grouping_error = staged.grouping_error
+    requests = len(staged.prepared.requests) if staged.prepared is not None else 0
     plan = decide(
         tasks,
         mode=inputs.mode,
@@ -365,4 +399,5 @@ def preview_change(
         gaps=_gaps(metadata),
         requests=0 if inputs.force_all else requests,
         collection_ms=collection_ms,
+        collected=staged,
     )

@@ -15,7 +15,6 @@ import os
 import tempfile
 import time
 from collections.abc import Mapping
-from typing import Any
 
 from .. import contracts as c
 from ..core.history import (
@@ -35,7 +34,7 @@ from ..edges.git_local import is_git_repository, local_first_parent_log, resolve
 from ..edges.git_runner import GitTimeBound
 from ..edges.publish import write_report_file
 from ..edges.remotes import normalise_remote
-from ..errors import CodedError, InputError, InvocationError, PlanningFailure
+from ..errors import CommandFailure, InputError, InvocationError, PlanningFailure
 from . import console
 from .progress import end_steps, show_step
 
@@ -51,11 +50,11 @@ _INPUT_FLAGS = (
 )
 
 
-class HistoryFailure(CodedError):
+class HistoryFailure(CommandFailure, failures=c.HISTORY_FAILURES):
     """The dry run stopped; carries a code of ``HISTORY_FAILURE_CODES``."""
 
 
-def register(commands: argparse._SubParsersAction[Any]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``history`` to the ``jev-select`` parser."""
     history = commands.add_parser(
         c.COMMAND_HISTORY,
@@ -133,10 +132,6 @@ def _write_report(directory: str, text: str) -> str:
     return path
 
 
-def _no_lookup(_owner: str, _repo: str, _path: str, _ref: str) -> str:
-    return ""  # not an action file: the action becomes a metadata gap of its task
-
-
 def run_history(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """``jev-select history --tasks-file F [...]``."""
     try:
@@ -147,9 +142,6 @@ def run_history(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
     last, since = _window(namespace)
     try:
         outcomes = _run(namespace, environ, inputs, last, since)
-    except HistoryFailure as failure:
-        console.emit(c.HISTORY_FAILURE_TEMPLATE.format(code=failure.code), github=False)
-        return 1
     except (InputError, PlanningFailure) as error:
         end_steps()
         console.emit(console.failure_text(error), github=False)
@@ -170,6 +162,7 @@ def _run(
 ) -> list[ChangeOutcome]:
     from ..app.pipeline import RunContext, preview_change, run_plan_pipeline
     from ..app.settings import metadata_lookups
+    from ..core.evidence import NoLookups
 
     repo = os.path.abspath(namespace.repo or ".")
     # One bound for the whole dry run: after one git command timed out, none is started again.
@@ -209,8 +202,8 @@ def _run(
         is None
     )
     token = environ.get(c.LOCAL_GITHUB_TOKEN_ENV, "")
-    # Without consent to send anything, external actions are not looked up either: they become
-    # metadata gaps of their tasks.
+    # Without consent to send anything, external actions and other repositories' reusable
+    # workflows are not looked up either: they become metadata gaps of their tasks.
 
     def context(base: str, change_head: str) -> RunContext:
         return RunContext(
@@ -223,14 +216,13 @@ def _run(
             temp_root=temp_root(environ),
             environ=environ,
             provenance_repository=c.LOCAL_REPOSITORY_NAME,
-            fetch_action=_no_lookup,
             # A fresh set per run: each run has its own lookup deadline.
             lookups=(
                 metadata_lookups(
                     c.GITHUB_DEFAULT_SERVER_URL, environ.get(c.GITHUB_API_URL_ENV) or None, token
                 )
                 if sending
-                else None
+                else NoLookups()
             ),
             borrow_from=repo,
             git_bound=bound,
@@ -260,8 +252,12 @@ def _run(
     outcomes: list[ChangeOutcome] = []
     for index, (change, preview) in enumerate(zip(changes, previews, strict=True), start=1):
         show_step("planning", index, len(changes), change.head[:12])
+        # The preview already collected, resolved and grouped this change: only sending is left.
         result = run_plan_pipeline(
-            inputs, context(change.base, change.head), validated_at=time.monotonic()
+            inputs,
+            context(change.base, change.head),
+            validated_at=time.monotonic(),
+            collected=preview.collected,
         )
         try:
             path = _write_report(os.path.join(out, change.head[:12]), report_text(result.report))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 from collections.abc import Mapping
@@ -22,6 +21,7 @@ from ..app.pipeline import PlanResult, RunContext, run_plan_pipeline
 from ..app.settings import metadata_lookups
 from ..core.inputs import github_inputs, parse_inputs
 from ..core.models import Commits, Inputs
+from ..core.object_ids import is_sha40
 from ..core.render import log_line, render_outputs, render_summary
 from ..core.report import report_text
 from ..core.tasks import parse_tasks
@@ -126,7 +126,7 @@ def run_github_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) -
         # result stands, whatever comes after.
         with cancellation.deferred():
             report_path = write_report(text, context.temp_root)
-        pairs = render_outputs(result.plan, result.report["tested_sha"], report_path)
+        pairs = render_outputs(result.plan, result.report.tested_sha, report_path)
         descriptor = open_outputs(context.output_path)
         try:
             with cancellation.deferred():
@@ -236,9 +236,7 @@ def _github_commits(inputs: Inputs, context: GitHubContext) -> _EventFacts:
             else (head.get("sha") if isinstance(head, Mapping) else None)
         )
         # A merge commit the report cannot name (not 40 lowercase hex) is as unusable as none.
-        if not isinstance(tested, str) or (
-            merge_mode and re.fullmatch(c.SHA40_PATTERN, tested) is None
-        ):
+        if not isinstance(tested, str) or (merge_mode and not is_sha40(tested)):
             raise PlanningFailure(c.FAILURE_MERGE_UNAVAILABLE)
         facts = parse_pull_request(pull, context.repository)
         commits = Commits(

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
-from typing import Any
 
 from .. import contracts as c
 from ..core.jsonutil import pretty_json
-from ..core.plan_block import PlanBlock, read_plan_block
+from ..core.plan_block import read_plan_block
 from ..edges.readers import read_text
 from . import console
 
-__all__ = ["plan_json", "register", "run_read_block"]
+__all__ = ["register", "run_read_block"]
 
 
-def register(commands: argparse._SubParsersAction[Any]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``read-block`` to the ``jev-select`` parser."""
     read_block = commands.add_parser(
         c.COMMAND_READ_BLOCK,
@@ -29,24 +28,6 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     read_block.add_argument("file", nargs="?", default=c.STDIN_PATH)
     read_block.add_argument("--tested-sha")
     read_block.set_defaults(handler=run_read_block)
-
-
-def plan_json(block: PlanBlock) -> dict[str, Any]:
-    """A plan block's fields in the block's own names and order (docs/reference.md,
-    "Step summary and plan block")."""
-    return {
-        "schemaVersion": block.schema_version,
-        "engineVersion": block.engine_version,
-        "reportVersion": block.report_version,
-        "testedSha": block.tested_sha,
-        "baseSha": block.base_sha,
-        "headSha": block.head_sha,
-        "selectionHash": block.selection_hash,
-        c.PLAN_BLOCK_FIELD_MODE: block.mode,
-        c.PLAN_BLOCK_FIELD_STATUS: block.status,
-        c.PLAN_BLOCK_FIELD_RUN: dict(block.run),
-        c.PLAN_BLOCK_FIELD_SELECTED: list(block.selected),
-    }
 
 
 def run_read_block(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
@@ -61,5 +42,5 @@ def run_read_block(namespace: argparse.Namespace, environ: Mapping[str, str]) ->
     if block is None:
         console.emit_for(c.NO_PLAN_BLOCK_MESSAGE, environ, level="warning")
         return c.NO_PLAN_BLOCK_EXIT_CODE
-    console.write(pretty_json(plan_json(block)) + "\n")
+    console.write(pretty_json(block.to_json()) + "\n")
     return 0

@@ -27,3 +27,4 @@ from .replay import *  # noqa: F403
 from .report import *  # noqa: F403
 from .rollout import *  # noqa: F403
 from .tasks import *  # noqa: F403
+from .vocab import *  # noqa: F403

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
+from .vocab import MergeGroupMode, Mode, TestedRef
+
 # --------------------------------------------------------------------------------------------
 # Inputs (docs/reference.md, "Inputs"), in their declaration order
 # --------------------------------------------------------------------------------------------
@@ -35,18 +37,18 @@ INPUT_TIMEOUT_MS: Final = "timeout-ms"
 INPUT_MAX_DIFF_BYTES: Final = "max-diff-bytes"
 INPUT_MERGE_GROUP: Final = "merge-group"
 
-MODE_ENFORCE: Final = "enforce"
-MODE_SHADOW: Final = "shadow"
+MODE_ENFORCE: Final = Mode.ENFORCE
+MODE_SHADOW: Final = Mode.SHADOW
 MODES: Final = (MODE_ENFORCE, MODE_SHADOW)
 
-TESTED_REF_MERGE: Final = "merge"
-TESTED_REF_HEAD: Final = "head"
+TESTED_REF_MERGE: Final = TestedRef.MERGE
+TESTED_REF_HEAD: Final = TestedRef.HEAD
 TESTED_REFS: Final = (TESTED_REF_MERGE, TESTED_REF_HEAD)
 
 # What a merge_group event does (docs/reference.md, "Events"): run every task, or select on the
 # queue commit against its verified base.
-MERGE_GROUP_RUN_ALL: Final = "run-all"
-MERGE_GROUP_SELECT: Final = "select"
+MERGE_GROUP_RUN_ALL: Final = MergeGroupMode.RUN_ALL
+MERGE_GROUP_SELECT: Final = MergeGroupMode.SELECT
 MERGE_GROUP_MODES: Final = (MERGE_GROUP_RUN_ALL, MERGE_GROUP_SELECT)
 
 BOOL_TRUE: Final = "true"

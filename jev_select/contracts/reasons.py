@@ -4,41 +4,43 @@ from __future__ import annotations
 
 from typing import Final
 
+from .vocab import GroupStatus, ObservationStatus, Reason, Status, Strategy
+
 # --------------------------------------------------------------------------------------------
 # Statuses and reasons (docs/reference.md, "Selection policy")
 # --------------------------------------------------------------------------------------------
 
-STATUS_PLANNED: Final = "planned"
-STATUS_BYPASSED: Final = "bypassed"
-STATUS_FALLBACK: Final = "fallback"
+STATUS_PLANNED: Final = Status.PLANNED
+STATUS_BYPASSED: Final = Status.BYPASSED
+STATUS_FALLBACK: Final = Status.FALLBACK
 STATUSES: Final = (STATUS_PLANNED, STATUS_BYPASSED, STATUS_FALLBACK)
 
-REASON_ALWAYS: Final = "always"
-REASON_PATH_MATCH: Final = "path-match"
-REASON_JEV_BELOW_THRESHOLD: Final = "jev-below-threshold"
-REASON_JEV_AT_OR_ABOVE_THRESHOLD: Final = "jev-at-or-above-threshold"
-REASON_SHADOW_MODE: Final = "shadow-mode"
-REASON_FORCE_ALL: Final = "force-all"
-REASON_PROTECTED_PATH: Final = "protected-path"
-REASON_FORK: Final = "fork"
-REASON_MISSING_API_KEY: Final = "missing-api-key"
-REASON_EXTERNAL_CONTEXT_DISABLED: Final = "external-context-disabled"
-REASON_NON_PULL_REQUEST: Final = "non-pull-request"
-REASON_GIT_FETCH_FAILED: Final = "git-fetch-failed"
-REASON_GIT_READ_FAILED: Final = "git-read-failed"
-REASON_SHA_INCOHERENT: Final = "sha-incoherent"
-REASON_DIFF_TOO_LARGE: Final = "diff-too-large"
-REASON_BINARY_CHANGE: Final = "binary-change"
-REASON_SUBMODULE_CHANGE: Final = "submodule-change"
-REASON_UNREPRESENTABLE_CHANGE: Final = "unrepresentable-change"
-REASON_JEV_TIMEOUT: Final = "jev-timeout"
-REASON_JEV_ERROR: Final = "jev-error"
-REASON_INVALID_RESPONSE: Final = "invalid-response"
-REASON_CONTEXT_TOO_LARGE: Final = "context-too-large"
-REASON_CHUNKED_OBSERVATION: Final = "chunked-observation"
-REASON_OBSERVATION_ONLY: Final = "observation-only"
-REASON_METADATA_UNAVAILABLE: Final = "metadata-unavailable"
-REASON_OBSERVATION_INCOMPLETE: Final = "observation-incomplete"
+REASON_ALWAYS: Final = Reason.ALWAYS
+REASON_PATH_MATCH: Final = Reason.PATH_MATCH
+REASON_JEV_BELOW_THRESHOLD: Final = Reason.JEV_BELOW_THRESHOLD
+REASON_JEV_AT_OR_ABOVE_THRESHOLD: Final = Reason.JEV_AT_OR_ABOVE_THRESHOLD
+REASON_SHADOW_MODE: Final = Reason.SHADOW_MODE
+REASON_FORCE_ALL: Final = Reason.FORCE_ALL
+REASON_PROTECTED_PATH: Final = Reason.PROTECTED_PATH
+REASON_FORK: Final = Reason.FORK
+REASON_MISSING_API_KEY: Final = Reason.MISSING_API_KEY
+REASON_EXTERNAL_CONTEXT_DISABLED: Final = Reason.EXTERNAL_CONTEXT_DISABLED
+REASON_NON_PULL_REQUEST: Final = Reason.NON_PULL_REQUEST
+REASON_GIT_FETCH_FAILED: Final = Reason.GIT_FETCH_FAILED
+REASON_GIT_READ_FAILED: Final = Reason.GIT_READ_FAILED
+REASON_SHA_INCOHERENT: Final = Reason.SHA_INCOHERENT
+REASON_DIFF_TOO_LARGE: Final = Reason.DIFF_TOO_LARGE
+REASON_BINARY_CHANGE: Final = Reason.BINARY_CHANGE
+REASON_SUBMODULE_CHANGE: Final = Reason.SUBMODULE_CHANGE
+REASON_UNREPRESENTABLE_CHANGE: Final = Reason.UNREPRESENTABLE_CHANGE
+REASON_JEV_TIMEOUT: Final = Reason.JEV_TIMEOUT
+REASON_JEV_ERROR: Final = Reason.JEV_ERROR
+REASON_INVALID_RESPONSE: Final = Reason.INVALID_RESPONSE
+REASON_CONTEXT_TOO_LARGE: Final = Reason.CONTEXT_TOO_LARGE
+REASON_CHUNKED_OBSERVATION: Final = Reason.CHUNKED_OBSERVATION
+REASON_OBSERVATION_ONLY: Final = Reason.OBSERVATION_ONLY
+REASON_METADATA_UNAVAILABLE: Final = Reason.METADATA_UNAVAILABLE
+REASON_OBSERVATION_INCOMPLETE: Final = Reason.OBSERVATION_INCOMPLETE
 
 REASONS: Final = (
     REASON_ALWAYS,
@@ -69,7 +71,7 @@ REASONS: Final = (
     REASON_OBSERVATION_INCOMPLETE,
 )
 
-REASON_MEANINGS: Final = {
+REASON_MEANINGS: Final[dict[str, str]] = {
     REASON_ALWAYS: "configured `always: true`",
     REASON_PATH_MATCH: "a changed path matches one of the task's `force_paths`",
     REASON_JEV_BELOW_THRESHOLD: "every group scored the task strictly below `skip-below`",
@@ -139,13 +141,13 @@ OBSERVATION_ERRORS: Final = (
 )
 
 # Observation vocabularies (docs/reference.md, "Report fields").
-STRATEGY_WHOLE_DIFF: Final = "whole-diff"
-STRATEGY_CHUNKED_DIFF: Final = "chunked-diff"
+STRATEGY_WHOLE_DIFF: Final = Strategy.WHOLE_DIFF
+STRATEGY_CHUNKED_DIFF: Final = Strategy.CHUNKED_DIFF
 STRATEGIES: Final = (STRATEGY_WHOLE_DIFF, STRATEGY_CHUNKED_DIFF)
-OBSERVATION_COMPLETE: Final = "complete"
-OBSERVATION_INCOMPLETE: Final = "incomplete"
+OBSERVATION_COMPLETE: Final = ObservationStatus.COMPLETE
+OBSERVATION_INCOMPLETE: Final = ObservationStatus.INCOMPLETE
 OBSERVATION_STATUSES: Final = (OBSERVATION_COMPLETE, OBSERVATION_INCOMPLETE)
-GROUP_COMPLETED: Final = "completed"
-GROUP_FAILED: Final = "failed"
-GROUP_NOT_STARTED: Final = "not-started"
+GROUP_COMPLETED: Final = GroupStatus.COMPLETED
+GROUP_FAILED: Final = GroupStatus.FAILED
+GROUP_NOT_STARTED: Final = GroupStatus.NOT_STARTED
 GROUP_STATUSES: Final = (GROUP_COMPLETED, GROUP_FAILED, GROUP_NOT_STARTED)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from .failures import CommandFailures
 from .reasons import STATUS_BYPASSED, STATUS_FALLBACK, STATUS_PLANNED
 
 # --------------------------------------------------------------------------------------------
@@ -24,7 +25,7 @@ PLAN_BLOCK_OMITTED_WARNING: Final = (
     "jev-select: plan block omitted (size limit); consumers will run every task."
 )
 SUMMARY_HEADING_TEMPLATE: Final = "### jev-select: {status}, {mode} mode"
-SUMMARY_STATUS_SENTENCES: Final = {
+SUMMARY_STATUS_SENTENCES: Final[dict[str, str]] = {
     STATUS_PLANNED: "Selection applied.",
     STATUS_BYPASSED: "Selection was bypassed; every task runs.",
     STATUS_FALLBACK: "Evidence was incomplete; every task runs.",
@@ -68,6 +69,12 @@ EVALUATION_THRESHOLDS: Final = (0.05, 0.1, 0.2, 0.3, 0.5)
 COMMAND_PLAN: Final = "plan"
 COMMAND_ANALYZE: Final = "analyze"
 COMMAND_REPLAY: Final = "replay"
+ANALYSIS_FAILURES: Final = CommandFailures(
+    command=COMMAND_ANALYZE,
+    template=ANALYSIS_FAILURE_TEMPLATE,
+    codes=ANALYSIS_CODES,
+    fallback=ANALYSIS_INVALID_SHADOW_MEASUREMENT,
+)
 
 # --------------------------------------------------------------------------------------------
 # policy / report / render / planblock: report field order, summary and terminal wording

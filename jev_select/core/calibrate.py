@@ -22,18 +22,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+import attrs
 
 from .. import contracts as c
 from .columns import align_columns
+from .convert import unstructure
 from .inputs import parse_threshold
 from .jsonutil import format_number
 from .redecide import redecide, scored
-from .shadow import Measurement, analyze_shadow
+from .results import Results
+from .shadow import Measurement, checked_measurement
 
 __all__ = [
+    "Calibration",
     "Measurement",
+    "ThresholdRow",
     "calibrate",
+    "calibration_json",
     "calibration_markdown",
     "calibration_table",
     "clopper_pearson_upper",
@@ -41,7 +47,6 @@ __all__ = [
     "redecide",
 ]
 
-_TASKS = c.INPUT_TASKS
 _FAILURE = c.TASK_RESULTS[1]
 _UNKNOWN = c.FAILURE_CLASSIFICATIONS[-1]
 _REGRESSION = c.FAILURE_CLASSIFICATIONS[0]
@@ -144,60 +149,89 @@ def clopper_pearson_upper(
 # ---------------------------------------------------------------------------------------------
 
 
-def _check(measurements: Sequence[Measurement]) -> None:
-    for measurement in measurements:
-        # The checks and codes of analyze, which include that the stored proposals follow from
-        # the stored scores: exactly the pairs analyze refuses are refused here.
-        analyze_shadow(measurement.report, measurement.results)
+@attrs.frozen
+class ThresholdRow:
+    """One threshold's outcome over every measurement, keys in the order ``calibrate`` writes."""
+
+    threshold: float
+    changes: int
+    tasks_judged: int
+    would_skip: int
+    minutes_saved: float
+    failures_would_miss: Mapping[str, int]  # every classification, in their order
+    manually_relevant_would_skip: int
+    regression_miss_upper_bound: float | None  # written as null without a skipped task
 
 
-def _row(measurements: Sequence[Measurement], threshold: float) -> dict[str, Any]:
+@attrs.frozen
+class Calibration:
+    """The calibration JSON of ``jev-select calibrate``; ``recommended`` is written as null."""
+
+    thresholds: tuple[ThresholdRow, ...]
+    recommended: float | None
+    note: str
+
+
+def calibration_json(view: Calibration) -> dict[str, object]:
+    """The JSON object ``calibrate`` prints."""
+    value = unstructure(view)
+    assert isinstance(value, dict)  # an attrs class always unstructures to an object
+    return value
+
+
+def _check(measurements: Sequence[Measurement]) -> list[tuple[Measurement, Results]]:
+    # The checks and codes of analyze, which include that the stored proposals follow from
+    # the stored scores: exactly the pairs analyze refuses are refused here.
+    return [
+        (measurement, checked_measurement(measurement.report, measurement.results)[1])
+        for measurement in measurements
+    ]
+
+
+def _row(pairs: Sequence[tuple[Measurement, Results]], threshold: float) -> ThresholdRow:
     judged = 0
     would_skip = 0
     duration: int | float = 0
     misses = {name: 0 for name in c.FAILURE_CLASSIFICATIONS}
     relevant_misses = 0
-    for measurement in measurements:
+    for measurement, results in pairs:
         outcome = redecide(measurement.report, threshold)
         judged += len(outcome.judged)
         would_skip += len(outcome.would_skip)
-        task_results: Mapping[str, Mapping[str, Any]] = measurement.results[_TASKS]
-        relevant = set(measurement.results.get("relevant_tasks", ()))
+        relevant = set(results.relevant_tasks or ())
         for task_id in outcome.would_skip:
-            entry = task_results[task_id]
-            duration += entry["duration_ms"]
-            if entry["result"] == _FAILURE:
-                misses[entry.get("classification", _UNKNOWN)] += 1
+            entry = results.tasks[task_id]
+            duration += entry.duration_ms
+            if entry.result == _FAILURE:
+                misses[entry.classification or _UNKNOWN] += 1
             if task_id in relevant:
                 relevant_misses += 1
-    return {
-        "threshold": threshold,
-        "changes": len(measurements),
-        "tasks_judged": judged,
-        "would_skip": would_skip,
-        "minutes_saved": duration / _MS_PER_MINUTE,
-        "failures_would_miss": misses,
-        "manually_relevant_would_skip": relevant_misses,
-        "regression_miss_upper_bound": clopper_pearson_upper(misses[_REGRESSION], would_skip),
-    }
+    return ThresholdRow(
+        threshold=threshold,
+        changes=len(pairs),
+        tasks_judged=judged,
+        would_skip=would_skip,
+        minutes_saved=duration / _MS_PER_MINUTE,
+        failures_would_miss=misses,
+        manually_relevant_would_skip=relevant_misses,
+        regression_miss_upper_bound=clopper_pearson_upper(misses[_REGRESSION], would_skip),
+    )
 
 
-def _safe(row: Mapping[str, Any]) -> bool:
-    misses: Mapping[str, int] = row["failures_would_miss"]
-    relevant: int = row["manually_relevant_would_skip"]
-    return misses[_REGRESSION] == 0 and relevant == 0
+def _safe(row: ThresholdRow) -> bool:
+    return row.failures_would_miss[_REGRESSION] == 0 and row.manually_relevant_would_skip == 0
 
 
 def calibrate(
     measurements: Sequence[Measurement], thresholds: Sequence[float] = c.CALIBRATE_THRESHOLDS
-) -> dict[str, Any]:
+) -> Calibration:
     """Every threshold's outcome over the measurements, and the recommended threshold.
 
     Raises ``AnalysisError`` (the codes and checks of ``analyze``) when a pair is not a usable
     measurement.
     """
-    _check(measurements)
-    rows = [_row(measurements, threshold) for threshold in sorted(set(thresholds))]
+    pairs = _check(measurements)
+    rows = tuple(_row(pairs, threshold) for threshold in sorted(set(thresholds)))
     judged_changes = sum(1 for measurement in measurements if scored(measurement.report))
     recommended: float | None = None
     if judged_changes < c.CALIBRATE_MIN_SCORED_CHANGES:
@@ -205,13 +239,13 @@ def calibrate(
             scored=judged_changes, minimum=c.CALIBRATE_MIN_SCORED_CHANGES
         )
     else:
-        safe = [row["threshold"] for row in rows if _safe(row)]
+        safe = [row.threshold for row in rows if _safe(row)]
         if safe:
             recommended = max(safe)
             note = c.CALIBRATE_NOTE_RECOMMENDED.format(scored=judged_changes)
         else:
             note = c.CALIBRATE_NOTE_NONE_SAFE.format(scored=judged_changes)
-    return {"thresholds": rows, "recommended": recommended, "note": note}
+    return Calibration(thresholds=rows, recommended=recommended, note=note)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -227,17 +261,17 @@ def _bound(value: float | None) -> str:
     return c.TERMINAL_NULL if value is None else f"{value:.4f}"
 
 
-def _cells(row: Mapping[str, Any]) -> tuple[str, ...]:
-    misses: Mapping[str, int] = row["failures_would_miss"]
+def _cells(row: ThresholdRow) -> tuple[str, ...]:
+    misses = row.failures_would_miss
     return (
-        format_number(row["threshold"]),
-        str(row["changes"]),
-        str(row["tasks_judged"]),
-        str(row["would_skip"]),
-        _minutes(row["minutes_saved"]),
+        format_number(row.threshold),
+        str(row.changes),
+        str(row.tasks_judged),
+        str(row.would_skip),
+        _minutes(row.minutes_saved),
         *(str(misses[name]) for name in c.FAILURE_CLASSIFICATIONS),
-        str(row["manually_relevant_would_skip"]),
-        _bound(row["regression_miss_upper_bound"]),
+        str(row.manually_relevant_would_skip),
+        _bound(row.regression_miss_upper_bound),
     )
 
 
@@ -254,19 +288,19 @@ def _header() -> tuple[str, ...]:
     )
 
 
-def _recommendation(view: Mapping[str, Any]) -> str:
-    value = view["recommended"]
+def _recommendation(view: Calibration) -> str:
+    value = view.recommended
     shown = c.CALIBRATE_NO_RECOMMENDATION if value is None else format_number(value)
-    return c.CALIBRATE_RECOMMENDED_TEMPLATE.format(value=shown, note=view["note"])
+    return c.CALIBRATE_RECOMMENDED_TEMPLATE.format(value=shown, note=view.note)
 
 
-def calibration_table(view: Mapping[str, Any]) -> str:
+def calibration_table(view: Calibration) -> str:
     """The calibration as an aligned plain-text table and the recommendation line."""
-    rows = [_header(), *(_cells(row) for row in view["thresholds"])]
+    rows = [_header(), *(_cells(row) for row in view.thresholds)]
     return "\n".join([*align_columns(rows), _recommendation(view)]) + "\n"
 
 
-def calibration_markdown(view: Mapping[str, Any]) -> str:
+def calibration_markdown(view: Calibration) -> str:
     """The calibration as Markdown for a step summary."""
     header = _header()
     lines = [
@@ -274,7 +308,7 @@ def calibration_markdown(view: Mapping[str, Any]) -> str:
         "",
         "| " + " | ".join(header) + " |",
         "| " + " | ".join("---:" for _ in header) + " |",
-        *("| " + " | ".join(_cells(row)) + " |" for row in view["thresholds"]),
+        *("| " + " | ".join(_cells(row)) + " |" for row in view.thresholds),
         "",
         _recommendation(view),
         "",

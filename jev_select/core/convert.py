@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import math
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from enum import StrEnum
 from typing import TypeVar
 
+import attrs
 import cattrs
 from cattrs.cols import (
     homogenous_tuple_structure_factory,
@@ -33,17 +34,20 @@ from cattrs.cols import (
 )
 from cattrs.dispatch import StructureHook
 from cattrs.errors import ForbiddenExtraKeysError
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from ..errors import JevSelectError
 
 __all__ = [
     "CONVERTER",
     "DocumentError",
+    "register_document",
     "structure",
     "unstructure",
 ]
 
 T = TypeVar("T")
+D = TypeVar("D", bound=attrs.AttrsInstance)
 HookFactory = Callable[[type, cattrs.Converter], StructureHook]
 
 
@@ -80,9 +84,24 @@ def _exact(kind: type[T], constraint: str) -> Callable[[object, type[T]], T]:
     return hook
 
 
+def _string(value: object, _: type[str]) -> str:
+    # A vocabulary member is its string (a document built in memory holds them); nothing else
+    # that is not a string becomes one.
+    if type(value) is str:
+        return value
+    if isinstance(value, StrEnum):
+        return value.value
+    raise _Refused("a string")
+
+
 def _number(value: object, _: type[float]) -> float:
     # JSON has one number type: an integral score reads as an int and must be written back as one.
     if type(value) is int:
+        # A JSON reader holds numbers as doubles: an integer beyond their range is infinite.
+        try:
+            float(value)
+        except OverflowError:
+            raise _Refused("a finite number") from None
         return value
     if type(value) is float and math.isfinite(value):
         return value
@@ -90,7 +109,7 @@ def _number(value: object, _: type[float]) -> float:
 
 
 def _enum(value: object, kind: type[StrEnum]) -> StrEnum:
-    if type(value) is not str:
+    if not isinstance(value, str):
         raise _Refused("a string of its vocabulary")
     try:
         return kind(value)
@@ -126,7 +145,7 @@ def _mapping_factory(kind: type, converter: cattrs.Converter) -> StructureHook:
 
 def _make_converter() -> cattrs.Converter:
     converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
-    converter.register_structure_hook(str, _exact(str, "a string"))
+    converter.register_structure_hook(str, _string)
     converter.register_structure_hook(bool, _exact(bool, "a boolean"))
     converter.register_structure_hook(int, _exact(int, "an integer"))
     converter.register_structure_hook(float, _number)
@@ -145,6 +164,11 @@ def _make_converter() -> cattrs.Converter:
 CONVERTER = _make_converter()
 
 
+# A registered document's JSON key of each renamed attribute, so a failure names the key the
+# document spells, not the attribute.
+_JSON_KEYS: dict[type, dict[str, str]] = {}
+
+
 def _first_failure(error: BaseException, path: str) -> DocumentError:
     """The first leaf failure of cattrs' exception tree, as a path and a constraint."""
     if isinstance(error, ForbiddenExtraKeysError):
@@ -157,7 +181,8 @@ def _first_failure(error: BaseException, path: str) -> DocumentError:
                 name = getattr(note, "name", None)
                 index = getattr(note, "index", None)
                 if isinstance(name, str):
-                    step = f".{name}"
+                    renamed = _JSON_KEYS.get(getattr(error, "cl", object), {})
+                    step = f".{renamed.get(name, name)}"
                     break
                 if isinstance(index, int):
                     step = f"[{index}]"
@@ -190,3 +215,78 @@ def structure(value: object, kind: type[T]) -> T:
 def unstructure(document: object) -> object:
     """The JSON value of a typed document (plain dicts, lists, strings, numbers, booleans, None)."""
     return CONVERTER.unstructure(document)
+
+
+def _not_null(kind: object) -> Callable[[object, object], object]:
+    """Reads an optional key: absent is its default, but present it must hold a value."""
+    (present,) = (arm for arm in typing.get_args(kind) if arm is not type(None))
+
+    def hook(value: object, _: object) -> object:
+        if value is None:
+            raise _Refused("a value, not null")
+        return CONVERTER.structure(value, present)
+
+    return hook
+
+
+def register_document(
+    kind: type[D],
+    *,
+    keys: Mapping[str, str] | None = None,
+    optional: Collection[str] = (),
+    ignore_extra_keys: bool = False,
+) -> None:
+    """Teach the converter a document class whose JSON is not spelt as its attributes are.
+
+    ``keys`` maps an attribute to its JSON key where the two differ. An attribute in ``optional``
+    (declared ``X | None = None``) is a key a writer may leave out: absent from the JSON when None,
+    and refused as null when present, as JSON Schema refuses it. ``ignore_extra_keys`` is for the
+    one document whose schema tells readers to skip keys they do not know.
+    """
+    renamed = dict(keys or {})
+    _JSON_KEYS[kind] = renamed
+    hints = typing.get_type_hints(kind)
+    names = [field.name for field in attrs.fields(kind)]
+    reading = {
+        name: override(
+            rename=renamed.get(name),
+            struct_hook=_not_null(hints[name]) if name in optional else None,
+        )
+        for name in names
+    }
+    writing = {
+        name: override(rename=renamed.get(name), omit_if_default=name in optional or None)
+        for name in names
+    }
+    # Every option of the generators is spelt out, so that the overrides can only name fields.
+    CONVERTER.register_structure_hook(
+        kind,
+        make_dict_structure_fn(
+            kind,
+            CONVERTER,
+            _cattrs_forbid_extra_keys=not ignore_extra_keys,
+            _cattrs_use_linecache=True,
+            _cattrs_prefer_attrib_converters="from_converter",
+            _cattrs_detailed_validation="from_converter",
+            _cattrs_use_alias="from_converter",
+            _cattrs_include_init_false=False,
+            **reading,
+        ),
+    )
+    generated = make_dict_unstructure_fn(
+        kind,
+        CONVERTER,
+        _cattrs_omit_if_default=False,
+        _cattrs_use_linecache=True,
+        _cattrs_use_alias="from_converter",
+        _cattrs_include_init_false=False,
+        **writing,
+    )
+    order = tuple(renamed.get(name, name) for name in names)
+
+    def write(document: D) -> dict[str, object]:
+        # The generator puts the keys it may leave out last; a document keeps its declared order.
+        written = generated(document)
+        return {key: written[key] for key in order if key in written}
+
+    CONVERTER.register_unstructure_hook(kind, write)

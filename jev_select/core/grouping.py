@@ -14,7 +14,6 @@ from __future__ import annotations
 import bisect
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import attrs
 
@@ -190,7 +189,7 @@ def split_diff(patch: str, budget: int, hints: Sequence[str]) -> tuple[DiffGroup
 # --------------------------------------------------------------------------------------------
 
 
-def _json_size(value: Any) -> int:
+def _json_size(value: object) -> int:
     return len(compact_json(value).encode("utf-8"))
 
 
@@ -223,7 +222,7 @@ def prepare_observation(
     *,
     patch: str,
     commits: Commits,
-    evidence_by_task: Mapping[str, Mapping[str, Any]],
+    evidence_by_task: Mapping[str, Mapping[str, object]],
     hints: Sequence[str],
     api_model: str,
 ) -> PreparedObservation:
@@ -241,7 +240,7 @@ def prepare_observation(
 
     data = encode_patch(patch)
     files: tuple[PatchFile, ...] | None = None
-    accepted: list[tuple[DiffGroup, dict[str, Any], bytes]] | None = None
+    accepted: list[tuple[DiffGroup, dict[str, object], bytes]] | None = None
     for _attempt in range(c.MAX_SIZING_ATTEMPTS):
         if budget < c.BUDGET_FLOOR_BYTES:
             break

@@ -10,18 +10,23 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import attrs
 
 from .. import contracts as c
 from .columns import align_columns
+from .convert import register_document, unstructure
 from .jsonutil import code_unit_key, format_number
+from .report_v5 import ReportV5, as_report
 
 __all__ = [
     "Change",
     "ChangeOutcome",
+    "History",
+    "HistoryChange",
+    "HistorySummary",
     "LogEntry",
+    "Times",
     "calendar_date",
     "history_json",
     "history_table",
@@ -29,10 +34,6 @@ __all__ = [
     "summarise",
 ]
 
-_TASKS = c.INPUT_TASKS
-_STATUS = c.OUTPUT_STATUS
-# The change's head commit: the same word as the tested ref.
-_HEAD = c.TESTED_REF_HEAD
 _SUBJECT_WIDTH = 48
 # Reasons that say why a whole change was not planned from scores (docs/reference.md,
 # "Forced state", "Mandatory tasks and the effective run").
@@ -115,10 +116,13 @@ def select_changes(entries: Sequence[LogEntry], kind: str | None, last: int) -> 
 
 @attrs.frozen
 class ChangeOutcome:
-    """A change, the shadow report planning wrote for it, and what its preview found."""
+    """A change, the shadow report planning wrote for it, and what its preview found.
+
+    The report may be given as a parsed report mapping; it is kept typed.
+    """
 
     change: Change
-    report: Mapping[str, Any]
+    report: ReportV5 = attrs.field(converter=as_report)
     report_path: str
     preview_reasons: Mapping[str, tuple[str, ...]]  # task ID -> reasons without scores
     preview_status: str
@@ -132,9 +136,8 @@ def _change_reasons(reasons: Mapping[str, Sequence[str]]) -> list[str]:
     return [reason for reason in c.REASONS if reason in found]
 
 
-def _report_reasons(report: Mapping[str, Any]) -> dict[str, Sequence[str]]:
-    tasks: Mapping[str, Mapping[str, Any]] = report[_TASKS]
-    return {task_id: entry["reasons"] for task_id, entry in tasks.items()}
+def _report_reasons(report: ReportV5) -> dict[str, Sequence[str]]:
+    return {task_id: entry.reasons for task_id, entry in report.tasks.items()}
 
 
 def _count(values: Sequence[str], order: Sequence[str] | None = None) -> dict[str, int]:
@@ -149,17 +152,69 @@ def _count(values: Sequence[str], order: Sequence[str] | None = None) -> dict[st
     return {key: counts[key] for key in keys}
 
 
-def _times(values: Sequence[float]) -> dict[str, float | None]:
-    return {
-        "total": sum(values) if values else None,
-        "max": max(values) if values else None,
-    }
+@attrs.frozen
+class Times:
+    """The total and the longest of some durations in milliseconds, both null without any."""
+
+    total: float | None
+    highest: float | None
 
 
-def summarise(outcomes: Sequence[ChangeOutcome]) -> dict[str, Any]:
+@attrs.frozen
+class HistorySummary:
+    """The aggregate over every change (see docs/shadow-mode.md for each key), in written order.
+
+    The count mappings keep the order ``_count`` gives them; ``tasks`` maps each task ID to its
+    would-skip and mandatory-reason counts.
+    """
+
+    changes: int
+    by_status: Mapping[str, int]
+    by_reason: Mapping[str, int]
+    preview_by_status: Mapping[str, int]
+    preview_by_reason: Mapping[str, int]
+    tasks: Mapping[str, Mapping[str, int]]
+    gaps: Mapping[str, int]
+    requests: int
+    collection_ms: Times
+    jev_ms: Times
+
+
+@attrs.frozen
+class HistoryChange:
+    """One change as ``--format json`` lists it."""
+
+    base: str
+    head: str
+    subject: str
+    status: str
+    report: str
+
+
+@attrs.frozen
+class History:
+    """What ``jev-select history --format json`` prints."""
+
+    changes: tuple[HistoryChange, ...]
+    summary: HistorySummary
+
+
+register_document(Times, keys={"highest": "max"})
+register_document(HistorySummary)
+register_document(HistoryChange)
+
+
+def _times(values: Sequence[float]) -> Times:
+    return Times(
+        total=sum(values) if values else None,
+        highest=max(values) if values else None,
+    )
+
+
+def summarise(outcomes: Sequence[ChangeOutcome]) -> HistorySummary:
     """The aggregate over every change (see docs/shadow-mode.md for each key)."""
     task_ids = sorted(
-        {task_id for outcome in outcomes for task_id in outcome.report[_TASKS]}, key=code_unit_key
+        {task_id for outcome in outcomes for task_id in outcome.report.tasks}, key=code_unit_key
     )
     per_task: dict[str, dict[str, int]] = {
         task_id: {
@@ -173,9 +228,8 @@ def summarise(outcomes: Sequence[ChangeOutcome]) -> dict[str, Any]:
     gaps: list[str] = []
     jev_times: list[float] = []
     for outcome in outcomes:
-        tasks: Mapping[str, Mapping[str, Any]] = outcome.report[_TASKS]
-        for task_id, entry in tasks.items():
-            if entry["proposed_run"] is False:
+        for task_id, entry in outcome.report.tasks.items():
+            if entry.proposed_run is False:
                 per_task[task_id]["would_skip"] += 1
         for task_id, reasons in outcome.preview_reasons.items():
             for reason in (c.REASON_ALWAYS, c.REASON_PATH_MATCH, c.REASON_METADATA_UNAVAILABLE):
@@ -183,13 +237,13 @@ def summarise(outcomes: Sequence[ChangeOutcome]) -> dict[str, Any]:
                     per_task[task_id][reason.replace("-", "_")] += 1
         for warnings in outcome.gaps.values():
             gaps.extend(warning.split(":", 1)[0] for warning in warnings)
-        jev = outcome.report["durations_ms"]["jev"]
+        jev = outcome.report.durations_ms.jev
         if jev is not None:
             jev_times.append(jev)
-    return {
-        "changes": len(outcomes),
-        "by_status": _count([outcome.report[_STATUS] for outcome in outcomes], c.STATUSES),
-        "by_reason": _count(
+    return HistorySummary(
+        changes=len(outcomes),
+        by_status=_count([outcome.report.status for outcome in outcomes], c.STATUSES),
+        by_reason=_count(
             [
                 reason
                 for outcome in outcomes
@@ -197,8 +251,8 @@ def summarise(outcomes: Sequence[ChangeOutcome]) -> dict[str, Any]:
             ],
             c.REASONS,
         ),
-        "preview_by_status": _count([outcome.preview_status for outcome in outcomes], c.STATUSES),
-        "preview_by_reason": _count(
+        preview_by_status=_count([outcome.preview_status for outcome in outcomes], c.STATUSES),
+        preview_by_reason=_count(
             [
                 reason
                 for outcome in outcomes
@@ -207,29 +261,32 @@ def summarise(outcomes: Sequence[ChangeOutcome]) -> dict[str, Any]:
             ],
             c.REASONS,
         ),
-        _TASKS: per_task,
-        "gaps": _count(gaps),
-        "requests": sum(outcome.requests for outcome in outcomes),
-        "collection_ms": _times([outcome.collection_ms for outcome in outcomes]),
-        "jev_ms": _times(jev_times),
-    }
+        tasks=per_task,
+        gaps=_count(gaps),
+        requests=sum(outcome.requests for outcome in outcomes),
+        collection_ms=_times([outcome.collection_ms for outcome in outcomes]),
+        jev_ms=_times(jev_times),
+    )
 
 
-def history_json(outcomes: Sequence[ChangeOutcome]) -> dict[str, Any]:
+def history_json(outcomes: Sequence[ChangeOutcome]) -> dict[str, object]:
     """``{"changes": [...], "summary": {...}}`` as ``--format json`` prints it."""
-    return {
-        "changes": [
-            {
-                "base": outcome.change.base,
-                _HEAD: outcome.change.head,
-                "subject": outcome.change.subject,
-                _STATUS: outcome.report[_STATUS],
-                "report": outcome.report_path,
-            }
+    document = History(
+        changes=tuple(
+            HistoryChange(
+                base=outcome.change.base,
+                head=outcome.change.head,
+                subject=outcome.change.subject,
+                status=outcome.report.status,
+                report=outcome.report_path,
+            )
             for outcome in outcomes
-        ],
-        "summary": summarise(outcomes),
-    }
+        ),
+        summary=summarise(outcomes),
+    )
+    value = unstructure(document)
+    assert isinstance(value, dict)  # an attrs class always unstructures to an object
+    return value
 
 
 def _short(text: str) -> str:
@@ -247,6 +304,10 @@ def _counts(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{key} {value}" for key, value in counts.items()) or c.TERMINAL_NULL
 
 
+def _times_line(label: str, times: Times) -> str:
+    return f"{label} ms: total {_ms(times.total)}, max {_ms(times.highest)}"
+
+
 def history_table(outcomes: Sequence[ChangeOutcome]) -> str:
     """One row per change, then the per-task table and the totals."""
     summary = summarise(outcomes)
@@ -254,8 +315,8 @@ def history_table(outcomes: Sequence[ChangeOutcome]) -> str:
         ("HEAD", "KIND", "STATUS", "FORCED", "WOULD-SKIP", "REQUESTS", "SUBJECT")
     ]
     for outcome in outcomes:
-        tasks: Mapping[str, Mapping[str, Any]] = outcome.report[_TASKS]
-        skip = sum(1 for entry in tasks.values() if entry["proposed_run"] is False)
+        tasks = outcome.report.tasks
+        skip = sum(1 for entry in tasks.values() if entry.proposed_run is False)
         preview = [
             reason
             for reason in _change_reasons(outcome.preview_reasons)
@@ -265,7 +326,7 @@ def history_table(outcomes: Sequence[ChangeOutcome]) -> str:
             (
                 outcome.change.head[:12],
                 outcome.change.kind,
-                outcome.report[_STATUS],
+                outcome.report.status,
                 ",".join(preview) or c.TERMINAL_NULL,
                 f"{skip}/{len(tasks)}",
                 str(outcome.requests),
@@ -276,21 +337,17 @@ def history_table(outcomes: Sequence[ChangeOutcome]) -> str:
     task_rows: list[tuple[str, ...]] = [
         ("TASK", "WOULD-SKIP", "ALWAYS", "PATH-MATCH", "METADATA-UNAVAILABLE")
     ]
-    for task_id, counts in summary[_TASKS].items():
+    for task_id, counts in summary.tasks.items():
         task_rows.append((task_id, *(str(value) for value in counts.values())))
     lines += ["", *align_columns(task_rows), ""]
     lines += [
-        f"changes: {summary['changes']}",
-        f"status: {_counts(summary['by_status'])}",
-        f"reasons: {_counts(summary['by_reason'])}",
-        f"forced whatever the scores: {_counts(summary['preview_by_reason'])}",
-        f"metadata gaps: {_counts(summary['gaps'])}",
-        f"jev requests: {summary['requests']}",
-        "collection ms: total {total}, max {max}".format(
-            total=_ms(summary["collection_ms"]["total"]), max=_ms(summary["collection_ms"]["max"])
-        ),
-        "evaluation ms: total {total}, max {max}".format(
-            total=_ms(summary["jev_ms"]["total"]), max=_ms(summary["jev_ms"]["max"])
-        ),
+        f"changes: {summary.changes}",
+        f"status: {_counts(summary.by_status)}",
+        f"reasons: {_counts(summary.by_reason)}",
+        f"forced whatever the scores: {_counts(summary.preview_by_reason)}",
+        f"metadata gaps: {_counts(summary.gaps)}",
+        f"jev requests: {summary.requests}",
+        _times_line("collection", summary.collection_ms),
+        _times_line("evaluation", summary.jev_ms),
     ]
     return "\n".join(lines) + "\n"

@@ -307,7 +307,7 @@ def parse_inputs(raw: Mapping[str, str | None], *, local_mode: bool = False) -> 
 
     return Inputs(
         tasks=tasks,
-        mode=mode,
+        mode=c.Mode(mode),
         model=model,
         skip_below=skip_below,
         api_base_url=api_base_url,
@@ -315,9 +315,9 @@ def parse_inputs(raw: Mapping[str, str | None], *, local_mode: bool = False) -> 
         api_key=api_key,
         allow_external_context=allow_external_context,
         github_token=values[c.INPUT_GITHUB_TOKEN],
-        tested_ref=tested_ref,
+        tested_ref=c.TestedRef(tested_ref),
         pull_request=values[c.INPUT_PULL_REQUEST],
-        merge_group=merge_group,
+        merge_group=c.MergeGroupMode(merge_group),
         force_all=force_all,
         timeout_ms=timeout_ms,
         max_diff_bytes=max_diff_bytes,

@@ -11,7 +11,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from ..errors import JevSelectError
 
@@ -83,7 +83,7 @@ def format_number(value: float | int) -> str:
     return sign + text
 
 
-def _encode(value: Any, indent: int | None, level: int, parts: list[str]) -> None:
+def _encode(value: object, indent: int | None, level: int, parts: list[str]) -> None:
     if value is None:
         parts.append("null")
     elif value is True:
@@ -108,7 +108,7 @@ def _encode(value: Any, indent: int | None, level: int, parts: list[str]) -> Non
 
 
 def _encode_items(
-    items: list[tuple[Any, Any]],
+    items: list[tuple[str | None, object]],
     opener: str,
     closer: str,
     indent: int | None,
@@ -135,7 +135,7 @@ def _encode_items(
     parts.append(closer)
 
 
-def compact_json(value: Any) -> str:
+def compact_json(value: object) -> str:
     """Compact JSON, key order kept, JavaScript number formatting (docs/reference.md,
     "Compact JSON and numbers")."""
     parts: list[str] = []
@@ -143,34 +143,38 @@ def compact_json(value: Any) -> str:
     return "".join(parts)
 
 
-def pretty_json(value: Any) -> str:
+def pretty_json(value: object) -> str:
     """The same JSON with 2-space indentation, as the report and analyzer write it."""
     parts: list[str] = []
     _encode(value, 2, 0, parts)
     return "".join(parts)
 
 
-def sort_keys_deep(value: Any) -> Any:
-    """Copy ``value`` with every object's keys sorted in code-unit order; arrays keep order."""
+def _sorted_deep(value: object) -> object:
     if isinstance(value, Mapping):
-        return {key: sort_keys_deep(value[key]) for key in sorted(value, key=code_unit_key)}
+        return {key: _sorted_deep(value[key]) for key in sorted(value, key=code_unit_key)}
     if isinstance(value, list | tuple):
-        return [sort_keys_deep(item) for item in value]
+        return [_sorted_deep(item) for item in value]
     return value
 
 
-def canonical_json(value: Any) -> str:
+def sort_keys_deep(value: Mapping[str, object]) -> dict[str, object]:
+    """Copy ``value`` with every object's keys sorted in code-unit order; arrays keep order."""
+    return {key: _sorted_deep(value[key]) for key in sorted(value, key=code_unit_key)}
+
+
+def canonical_json(value: object) -> str:
     """Compact JSON of ``value`` with recursively sorted keys (the hashed form, docs/reference.md,
     "Hashes")."""
-    return compact_json(sort_keys_deep(value))
+    return compact_json(_sorted_deep(value))
 
 
-def _reject_constant(_name: str) -> Any:
+def _reject_constant(_name: str) -> NoReturn:
     raise JsonError("non-finite number")
 
 
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
+def _unique_object(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    result: dict[str, object] = {}
     for key, item in pairs:
         if key in result:
             raise JsonError("duplicate key")
@@ -181,9 +185,9 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _has_lone_surrogate(value: Any) -> bool:
+def _has_lone_surrogate(value: object) -> bool:
     # Iterative: the parser already bounded the depth, and recursion here must not fail first.
-    pending = [value]
+    pending: list[object] = [value]
     while pending:
         item = pending.pop()
         if isinstance(item, str):

@@ -6,9 +6,9 @@ handed from one stage to the next cannot be changed behind its back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TypeVar
 
 import attrs
 
@@ -43,7 +43,10 @@ __all__ = [
 ]
 
 
-def frozen_mapping(value: Mapping[str, Any]) -> Mapping[str, Any]:
+V = TypeVar("V")
+
+
+def frozen_mapping(value: Mapping[str, V]) -> Mapping[str, V]:
     """A read-only view of a copy of ``value`` (insertion order kept)."""
     return MappingProxyType(dict(value))
 
@@ -67,9 +70,9 @@ class Task:
     context_files: tuple[str, ...] | None = None
     force_paths: tuple[str, ...] | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The normalised task as it enters ``selection_hash``: optional fields only when given."""
-        result: dict[str, Any] = {
+        result: dict[str, object] = {
             c.TASK_FIELD_DESCRIPTION: self.description,
             c.TASK_FIELD_ALWAYS: self.always,
         }
@@ -105,7 +108,7 @@ class TaskTable:
                 return task
         raise KeyError(task_id)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, dict[str, object]]:
         return {task.id: task.to_json() for task in self.tasks}
 
 
@@ -114,7 +117,7 @@ class Inputs:
     """The validated and normalised inputs (docs/reference.md, "Inputs")."""
 
     tasks: TaskTable
-    mode: str = c.MODE_ENFORCE
+    mode: c.Mode = attrs.field(default=c.MODE_ENFORCE, converter=c.Mode)
     model: str = c.DEFAULT_MODEL
     skip_below: float = 0.05
     api_base_url: str = c.DEFAULT_API_BASE_URL  # normalised root, no trailing "/"
@@ -122,9 +125,11 @@ class Inputs:
     api_key: str = attrs.field(default="", repr=False)  # "" means no key
     allow_external_context: bool = False
     github_token: str = attrs.field(default="", repr=False)  # "" means anonymous
-    tested_ref: str = c.TESTED_REF_MERGE
+    tested_ref: c.TestedRef = attrs.field(default=c.TESTED_REF_MERGE, converter=c.TestedRef)
     pull_request: str = ""  # trimmed raw text; checked later (invalid-manual-request)
-    merge_group: str = c.MERGE_GROUP_RUN_ALL
+    merge_group: c.MergeGroupMode = attrs.field(
+        default=c.MERGE_GROUP_RUN_ALL, converter=c.MergeGroupMode
+    )
     force_all: bool = False
     timeout_ms: int = 10000
     max_diff_bytes: int = 65536
@@ -183,8 +188,8 @@ class TaskEvidence:
     """What metadata resolution produced for one task (docs/reference.md, "Evidence object",
     "Job metadata")."""
 
-    evidence: Mapping[str, Any]  # the question's instructions.task object, keys sorted
-    job_metadata: Mapping[str, Any] | None  # report entry, None when resolution did not run
+    evidence: Mapping[str, object]  # the question's instructions.task object, keys sorted
+    job_metadata: Mapping[str, object] | None  # report entry, None when resolution did not run
     incomplete: bool = False
 
 
@@ -229,7 +234,7 @@ class RequestRecord:
     completed request."""
 
     task_ids: tuple[str, ...]
-    status: str
+    status: c.GroupStatus
     model: str | None = None
     usage: Usage | None = None
     duration_ms: float | None = None
@@ -248,7 +253,7 @@ class ChunkRecord:
     diff_hash: str
     state_hash: str
     diff_bytes: int
-    status: str
+    status: c.GroupStatus
     probabilities: Mapping[str, float] | None
     model: str | None
     usage: Usage | None
@@ -261,8 +266,8 @@ class ChunkRecord:
 class Observation:
     """Every group's record, in group order (docs/reference.md, "Report fields")."""
 
-    strategy: str
-    status: str
+    strategy: c.Strategy
+    status: c.ObservationStatus
     chunks: tuple[ChunkRecord, ...]
 
     @property
@@ -270,11 +275,16 @@ class Observation:
         return tuple(request for chunk in self.chunks for request in chunk.requests)
 
 
+def _reasons(reasons: Iterable[str]) -> tuple[c.Reason, ...]:
+    """Reason codes as members of their vocabulary; a code outside it is refused here."""
+    return tuple(c.Reason(reason) for reason in reasons)
+
+
 @attrs.frozen
 class TaskDecision:
     proposed_run: bool | None
     run: bool
-    reasons: tuple[str, ...]
+    reasons: tuple[c.Reason, ...] = attrs.field(converter=_reasons)
 
 
 @attrs.frozen
@@ -282,8 +292,8 @@ class Plan:
     """The decision for every task (docs/reference.md, "Selection policy"); ``decisions`` in
     code-unit order of IDs."""
 
-    mode: str
-    status: str
+    mode: c.Mode = attrs.field(converter=c.Mode)
+    status: c.Status = attrs.field(converter=c.Status)
     decisions: Mapping[str, TaskDecision]
 
     @property
@@ -312,7 +322,7 @@ class PreparedObservation:
     requests: tuple[PlannedRequest, ...]
 
     @property
-    def strategy(self) -> str:
+    def strategy(self) -> c.Strategy:
         return c.STRATEGY_WHOLE_DIFF if len(self.groups) == 1 else c.STRATEGY_CHUNKED_DIFF
 
 
@@ -357,7 +367,7 @@ class ChangeFacts:
     change_set: ChangeSet | None = None
     metadata_incomplete: frozenset[str] = frozenset()
     # Task ID to its report entry, for the tasks whose metadata resolution ran.
-    job_metadata: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    job_metadata: Mapping[str, Mapping[str, object]] = attrs.field(factory=dict)
 
     @classmethod
     def of(cls, collection: Collection, metadata: MetadataResult | None) -> ChangeFacts:
@@ -420,7 +430,7 @@ class Durations:
 class RunFacts:
     """The facts of a run the report records beside the plan, the change and the evaluation."""
 
-    tested_ref: str
+    tested_ref: c.TestedRef = attrs.field(converter=c.TestedRef)
     skip_below: float
     commits: Commits
     selection_hash: str

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
 
 import attrs
 
 from .. import contracts as c
+from .convert import DocumentError, register_document, structure, unstructure
 from .jsonutil import code_unit_key, pretty_json, strict_loads
 
 __all__ = ["PlanBlock", "read_plan_block", "render_plan_block"]
@@ -38,7 +38,11 @@ def _id_tuple(ids: Iterable[str]) -> tuple[str, ...]:
 
 @attrs.frozen
 class PlanBlock:
-    """A plan block that passed every check of the reader."""
+    """A plan block that passed every check of the reader, or one about to be written.
+
+    The attributes are the block's JSON keys, in the order the block writes them and spelt in
+    camelCase there.
+    """
 
     schema_version: int
     engine_version: str
@@ -56,6 +60,30 @@ class PlanBlock:
         """Whether ``task_id`` runs; an ID the block does not list always runs."""
         return self.run.get(task_id, True)
 
+    def to_json(self) -> dict[str, object]:
+        """The block as its JSON object: the block's own key names, in the order it writes them."""
+        value = unstructure(self)
+        assert isinstance(value, dict)  # an attrs class always unstructures to an object
+        return value
+
+
+# The block spells its two-word keys in camelCase; the one-word keys are the attribute names
+# (the PLAN_BLOCK_FIELD_* constants). The schema lets a later writer add fields and tells
+# consumers to ignore them, so unlike the other documents a block with an unknown key is read.
+register_document(
+    PlanBlock,
+    keys={
+        "schema_version": "schemaVersion",
+        "engine_version": "engineVersion",
+        "report_version": "reportVersion",
+        "tested_sha": "testedSha",
+        "base_sha": "baseSha",
+        "head_sha": "headSha",
+        "selection_hash": "selectionHash",
+    },
+    ignore_extra_keys=True,
+)
+
 
 def _escape_non_ascii(match: re.Match[str]) -> str:
     encoded = match.group(0).encode("utf-16-be", "surrogatepass")
@@ -64,88 +92,90 @@ def _escape_non_ascii(match: re.Match[str]) -> str:
     )
 
 
-def _block_payload(value: Mapping[str, Any]) -> str:
+def _block_payload(value: Mapping[str, object]) -> str:
     text = _NON_ASCII.sub(_escape_non_ascii, pretty_json(value))
     for character, escape in _HTML_SENSITIVE.items():
         text = text.replace(character, escape)
     return text
 
 
-def render_plan_block(report: Mapping[str, Any], engine_version: str) -> str:
+def _text(report: Mapping[str, object], key: str) -> str:
+    value = report[key]
+    if not isinstance(value, str):  # a validated report holds strings; nothing else is echoed
+        raise TypeError(key)
+    return value
+
+
+def _runs(report: Mapping[str, object]) -> dict[str, bool]:
+    tasks = report[c.REPORT_FIELD_TASKS]
+    if not isinstance(tasks, Mapping):
+        raise TypeError(c.REPORT_FIELD_TASKS)
+    run: dict[str, bool] = {}
+    for task_id in sorted(tasks, key=code_unit_key):
+        decision = tasks[task_id]
+        if not isinstance(decision, Mapping):
+            raise TypeError(c.REPORT_FIELD_TASKS)
+        run[task_id] = bool(decision[c.REPORT_TASK_RUN])
+    return run
+
+
+def render_plan_block(report: Mapping[str, object], engine_version: str) -> str:
     """The plan block for ``report``: marker line, 2-space JSON, ``-->`` and a final LF."""
-    tasks: Mapping[str, Mapping[str, Any]] = report[c.REPORT_FIELD_TASKS]
-    run = {
-        task_id: bool(tasks[task_id][c.REPORT_TASK_RUN])
-        for task_id in sorted(tasks, key=code_unit_key)
-    }
-    payload = {
-        "schemaVersion": c.PLAN_SCHEMA_VERSION,
-        "engineVersion": engine_version,
-        "reportVersion": c.REPORT_VERSION,
-        "testedSha": report["tested_sha"],
-        "baseSha": report["base_sha"],
-        "headSha": report["head_sha"],
-        "selectionHash": report["selection_hash"],
-        c.PLAN_BLOCK_FIELD_MODE: report[c.REPORT_FIELD_MODE],
-        c.PLAN_BLOCK_FIELD_STATUS: report[c.REPORT_FIELD_STATUS],
-        c.PLAN_BLOCK_FIELD_RUN: run,
-        c.PLAN_BLOCK_FIELD_SELECTED: [task_id for task_id, runs in run.items() if runs],
-    }
-    return f"{_OPENING}\n{_block_payload(payload)}\n{_CLOSING}\n"
+    run = _runs(report)
+    block = PlanBlock(
+        schema_version=c.PLAN_SCHEMA_VERSION,
+        engine_version=engine_version,
+        report_version=c.REPORT_VERSION,
+        tested_sha=_text(report, "tested_sha"),
+        base_sha=_text(report, "base_sha"),
+        head_sha=_text(report, "head_sha"),
+        selection_hash=_text(report, "selection_hash"),
+        mode=_text(report, c.REPORT_FIELD_MODE),
+        status=_text(report, c.REPORT_FIELD_STATUS),
+        run=run,
+        selected=[task_id for task_id, runs in run.items() if runs],
+    )
+    return f"{_OPENING}\n{_block_payload(block.to_json())}\n{_CLOSING}\n"
 
 
-def _exact_int(value: Any, allowed: tuple[int, ...]) -> bool:
-    return type(value) is int and value in allowed
+def _matches(pattern: str, value: str) -> bool:
+    return re.fullmatch(pattern, value, re.ASCII) is not None
 
 
-def _matches(pattern: str, value: object) -> bool:
-    return isinstance(value, str) and re.fullmatch(pattern, value, re.ASCII) is not None
+def _parse(payload: object) -> PlanBlock | None:
+    """The block of a parsed payload, or ``None`` when any check fails.
 
-
-def _parse(payload: Any) -> PlanBlock | None:
+    The converter settles the shape (every key present, each of its JSON type, booleans never
+    standing in for numbers); the values and the invariants between them are checked here.
+    """
     if not isinstance(payload, dict):
         return None
-    if not _exact_int(payload.get("schemaVersion"), c.PLAN_SCHEMA_VERSIONS):
+    try:
+        block = structure(payload, PlanBlock)
+    except DocumentError:
         return None
-    if not _exact_int(payload.get("reportVersion"), (c.REPORT_VERSION,)):
+    if block.schema_version not in c.PLAN_SCHEMA_VERSIONS:
         return None
-    engine_version = payload.get("engineVersion")
-    if not isinstance(engine_version, str) or not engine_version:
+    if block.report_version != c.REPORT_VERSION or not block.engine_version:
         return None
-    shas: list[str] = []
-    for key in ("testedSha", "baseSha", "headSha"):
-        sha = payload.get(key)
-        if not isinstance(sha, str) or not _matches(c.SHA40_PATTERN, sha):
-            return None
-        shas.append(sha)
-    if not _matches(c.HEX64_PATTERN, payload.get("selectionHash")):
+    if not all(
+        _matches(c.SHA40_PATTERN, sha) for sha in (block.tested_sha, block.base_sha, block.head_sha)
+    ):
         return None
-    mode, status = payload.get(c.PLAN_BLOCK_FIELD_MODE), payload.get(c.PLAN_BLOCK_FIELD_STATUS)
-    if mode not in c.MODES or status not in c.STATUSES:
+    if not _matches(c.HEX64_PATTERN, block.selection_hash):
         return None
-    run, selected = payload.get(c.PLAN_BLOCK_FIELD_RUN), payload.get(c.PLAN_BLOCK_FIELD_SELECTED)
-    if not isinstance(run, dict) or not isinstance(selected, list):
+    if block.mode not in c.MODES or block.status not in c.STATUSES:
         return None
-    if not all(_matches(c.TASK_ID_PATTERN, key) and type(v) is bool for key, v in run.items()):
+    if not all(_matches(c.TASK_ID_PATTERN, task_id) for task_id in block.run):
         return None
-    expected = sorted((task_id for task_id, runs in run.items() if runs), key=code_unit_key)
-    if selected != expected:
+    expected = sorted((task_id for task_id, runs in block.run.items() if runs), key=code_unit_key)
+    if list(block.selected) != expected:
         return None
-    if (mode == c.MODE_SHADOW or status != c.STATUS_PLANNED) and not all(run.values()):
+    if (block.mode == c.MODE_SHADOW or block.status != c.STATUS_PLANNED) and not all(
+        block.run.values()
+    ):
         return None
-    return PlanBlock(
-        schema_version=payload["schemaVersion"],
-        engine_version=engine_version,
-        report_version=payload["reportVersion"],
-        tested_sha=shas[0],
-        base_sha=shas[1],
-        head_sha=shas[2],
-        selection_hash=payload["selectionHash"],
-        mode=mode,
-        status=status,
-        run=run,
-        selected=tuple(selected),
-    )
+    return block
 
 
 def read_plan_block(text: str, *, expected_tested_sha: str | None = None) -> PlanBlock | None:

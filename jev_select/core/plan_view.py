@@ -10,13 +10,13 @@ workflow. The functions here write plain text for the terminal; the step summary
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import attrs
 
 from .. import contracts as c
 from .jsonutil import code_unit_key, format_number
 from .models import TaskTable
+from .report_v5 import ReportV5, as_report
 from .tasks import match_force_paths
 
 __all__ = [
@@ -30,15 +30,14 @@ __all__ = [
 ]
 
 
-def highest_score(report: Mapping[str, Any], task_id: str) -> float | None:
+def highest_score(report: ReportV5, task_id: str) -> float | None:
     """The highest score any group gave ``task_id``, or None when it was never scored."""
-    observation = report.get("observation")
-    if not isinstance(observation, Mapping):
+    if report.observation is None:
         return None
     scores = [
-        chunk["probabilities"][task_id]
-        for chunk in observation.get("chunks", [])
-        if isinstance(chunk.get("probabilities"), Mapping) and task_id in chunk["probabilities"]
+        chunk.probabilities[task_id]
+        for chunk in report.observation.chunks
+        if chunk.probabilities is not None and task_id in chunk.probabilities
     ]
     return max(scores) if scores else None
 
@@ -56,10 +55,9 @@ def matched_pattern(
     return None
 
 
-def task_gaps(report: Mapping[str, Any], task_id: str) -> list[str]:
-    entry = report.get("job_metadata", {}).get(task_id)
-    warnings = entry.get("warnings") if isinstance(entry, Mapping) else None
-    return [gap for gap in warnings if isinstance(gap, str)] if isinstance(warnings, list) else []
+def task_gaps(report: ReportV5, task_id: str) -> list[str]:
+    entry = report.job_metadata.get(task_id)
+    return list(entry.warnings) if entry is not None else []
 
 
 @attrs.frozen
@@ -73,7 +71,7 @@ class DetailFacts:
 
 
 def detail_facts(
-    report: Mapping[str, Any],
+    report: ReportV5,
     task_id: str,
     *,
     tasks: TaskTable | None = None,
@@ -83,14 +81,14 @@ def detail_facts(
     task = next((task for task in tasks.tasks if task.id == task_id), None) if tasks else None
     return DetailFacts(
         score=highest_score(report, task_id),
-        threshold=report["skip_below"],
+        threshold=report.skip_below,
         match=matched_pattern(task.force_paths if task else None, changed_paths),
         gaps=tuple(task_gaps(report, task_id)),
     )
 
 
 def task_details(
-    report: Mapping[str, Any],
+    report: ReportV5,
     task_id: str,
     *,
     tasks: TaskTable | None = None,
@@ -163,26 +161,33 @@ def render_preview(
     return "\n".join(lines) + "\n"
 
 
-_CAUSE_OF_CODE = {
+# Keyed by plain strings: the code read from a report is one (see ``_STATUS_SENTENCES`` in
+# ``render``).
+_CAUSE_OF_CODE: dict[str, str] = {
     c.REASON_JEV_TIMEOUT: c.CAUSE_TIMEOUT,
     c.REASON_INVALID_RESPONSE: c.CAUSE_INVALID_RESPONSE,
 }
 
 
-def failure_line(report: Mapping[str, Any], cause: str | None = None) -> str | None:
+def failure_line(report: ReportV5 | Mapping[str, object], cause: str | None = None) -> str | None:
     """One line when the Jev evaluation failed: its cause category and what it means.
 
     ``cause`` is the transport's category (``dns``, ``connect``, ``tls``, ``timeout``,
     ``http-<status>``, ``invalid-response``) when known; otherwise it is read from the report's
     ``observation_error``. None when no request failed.
     """
-    code = report.get("observation_error")
-    if code not in (c.REASON_JEV_TIMEOUT, c.REASON_JEV_ERROR, c.REASON_INVALID_RESPONSE):
+    typed = as_report(report)
+    code = typed.observation_error
+    if code is None or code not in (
+        c.REASON_JEV_TIMEOUT,
+        c.REASON_JEV_ERROR,
+        c.REASON_INVALID_RESPONSE,
+    ):
         return None
     category = cause or _CAUSE_OF_CODE.get(code, c.CAUSE_UNKNOWN)
     consequence = (
         c.FAILURE_LINE_EVERY_TASK
-        if report.get(c.OUTPUT_STATUS) == c.STATUS_FALLBACK
+        if typed.status == c.STATUS_FALLBACK
         else c.FAILURE_LINE_SOME_TASKS
     )
     return c.FAILURE_LINE_TEMPLATE.format(cause=category, consequence=consequence)

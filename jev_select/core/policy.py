@@ -32,7 +32,7 @@ def choose_bypass(
     fork: bool,
     api_key: str,
     allow_external_context: bool,
-) -> str | None:
+) -> c.Reason | None:
     """The first applicable bypass of docs/reference.md, "Statuses", or None."""
     if not pull_request:
         return c.REASON_NON_PULL_REQUEST
@@ -95,7 +95,7 @@ def _forced_state(
     collection_error: str | None,
     grouping_error: str | None,
     malformed: bool,
-) -> tuple[str, str] | None:
+) -> tuple[c.Status, str] | None:
     """(status, forced reason) of the first applicable source of docs/reference.md, "Forced state",
     or None."""
     if bypass is not None:
@@ -136,8 +136,8 @@ def _check_vocabulary(
 def decide(
     tasks: TaskTable,
     *,
-    mode: str,
-    bypass: str | None,
+    mode: c.Mode,
+    bypass: c.Reason | None,
     change: ChangeFacts | None = None,
     evaluation: Evaluation | None = None,
     protected_paths: Collection[str] = (),
@@ -178,10 +178,10 @@ def decide(
     )
     scored: Mapping[str, object] = decisions if decisions is not None else {}
 
-    deterministic: dict[str, list[str]] = {}
+    deterministic: dict[str, list[c.Reason]] = {}
     mandatory: dict[str, bool] = {}
     for task in tasks.tasks:
-        reasons: list[str] = []
+        reasons: list[c.Reason] = []
         if task.always:
             reasons.append(c.REASON_ALWAYS)
         if (
@@ -200,6 +200,7 @@ def decide(
     incomplete = forced is None and any(
         not mandatory[task_id] and candidate_decision(task_id) is None for task_id in tasks.ids
     )
+    status: c.Status
     if forced is not None:
         status = forced[0]
     elif incomplete:
@@ -214,13 +215,15 @@ def decide(
         proposed: bool | None
         if forced is not None:
             proposed = None
-            reasons.append(forced[1])
+            reasons.append(c.Reason(forced[1]))
         elif mandatory[task_id]:
             proposed = True
         else:
             proposed = candidate_decision(task_id)
             if proposed is None:
-                reasons.append(first_failure or c.REASON_OBSERVATION_INCOMPLETE)
+                reasons.append(
+                    c.Reason(first_failure) if first_failure else c.REASON_OBSERVATION_INCOMPLETE
+                )
             elif proposed:
                 reasons.append(c.REASON_JEV_AT_OR_ABOVE_THRESHOLD)
             else:
@@ -237,4 +240,4 @@ def decide(
         result[task_id] = TaskDecision(
             proposed_run=proposed, run=run, reasons=tuple(dict.fromkeys(reasons))
         )
-    return Plan(mode=mode, status=status, decisions=frozen_mapping(result))
+    return Plan(mode=c.Mode(mode), status=status, decisions=frozen_mapping(result))

@@ -9,7 +9,6 @@ the documented order.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from .. import contracts as c
 from .jsonutil import code_unit_key, compact_json, sort_keys_deep
@@ -25,7 +24,7 @@ __all__ = [
 ]
 
 
-def description_only_evidence(description: str) -> dict[str, Any]:
+def description_only_evidence(description: str) -> dict[str, object]:
     """Evidence of a task that names no jobs and no context files (docs/reference.md,
     "Evidence object"), keys sorted."""
     return {
@@ -37,7 +36,7 @@ def description_only_evidence(description: str) -> dict[str, Any]:
     }
 
 
-def build_question(evidence: Mapping[str, Any]) -> dict[str, Any]:
+def build_question(evidence: Mapping[str, object]) -> dict[str, object]:
     """One ``noul`` question about one task; the evidence is re-sorted so callers cannot skew it."""
     return {
         "type": c.QUESTION_TYPE,
@@ -51,8 +50,8 @@ def build_question(evidence: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def build_questions(
-    evidence_by_task: Mapping[str, Mapping[str, Any]],
-) -> dict[str, dict[str, Any]]:
+    evidence_by_task: Mapping[str, Mapping[str, object]],
+) -> dict[str, dict[str, object]]:
     """Questions of every task, keyed by task ID in code-unit order."""
     return {
         task_id: build_question(evidence_by_task[task_id])
@@ -60,14 +59,14 @@ def build_questions(
     }
 
 
-def sha_state(*, base_sha: str, head_sha: str, tested_sha: str) -> dict[str, Any]:
+def sha_state(*, base_sha: str, head_sha: str, tested_sha: str) -> dict[str, object]:
     """The commit part shared by every group state; its size is the ``S`` of the sizing loop."""
     return {"base_sha": base_sha, "head_sha": head_sha, "tested_sha": tested_sha}
 
 
 def build_state(
     *, base_sha: str, head_sha: str, tested_sha: str, group: DiffGroup, total: int
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The ``state`` object of one group (docs/reference.md, "Request body"); ``base_sha`` is the
     diff base."""
     return {
@@ -85,7 +84,7 @@ def build_state(
     }
 
 
-def request_body(model: str, state: Mapping[str, Any], questions: Mapping[str, Any]) -> bytes:
+def request_body(model: str, state: Mapping[str, object], questions: Mapping[str, object]) -> bytes:
     """The exact bytes of one System One request (compact JSON, UTF-8)."""
     body = {"model": model, "state": state, "questions": questions}
     return compact_json(body).encode("utf-8")

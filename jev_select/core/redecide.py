@@ -11,9 +11,6 @@ reports.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import attrs
 
 from .. import contracts as c
@@ -29,12 +26,10 @@ from .models import (
     Usage,
 )
 from .policy import decide, score_decisions
+from .report_v5 import ReportObservation, ReportRequest, ReportUsage, ReportV5
 
 __all__ = ["Redecision", "proposals_follow_scores", "redecide", "scored"]
 
-_TASKS = c.INPUT_TASKS
-_STATUS = c.OUTPUT_STATUS
-_MODEL = c.INPUT_MODEL
 _SCORE_REASONS = frozenset((c.REASON_JEV_BELOW_THRESHOLD, c.REASON_JEV_AT_OR_ABOVE_THRESHOLD))
 _MANDATORY_REASONS = frozenset(
     (c.REASON_ALWAYS, c.REASON_PATH_MATCH, c.REASON_METADATA_UNAVAILABLE)
@@ -49,75 +44,79 @@ class Redecision:
     would_skip: tuple[str, ...]  # tasks enforce mode would not run
 
 
-def _usage(value: Any) -> Usage | None:
+def _usage(value: ReportUsage | None) -> Usage | None:
     if value is None:
         return None
-    return Usage(value["input_tokens"], value["output_tokens"])
+    return Usage(value.input_tokens, value.output_tokens)
 
 
-def _observation(value: Mapping[str, Any]) -> Observation:
-    """The report's observation record as the policy reads it (a validated report only)."""
+def _request(request: ReportRequest) -> RequestRecord:
+    return RequestRecord(
+        task_ids=request.task_ids,
+        status=c.GroupStatus(request.status),
+        model=request.model,
+        usage=_usage(request.usage),
+        duration_ms=request.duration_ms,
+        error=request.error,
+    )
+
+
+def _observation(value: ReportObservation) -> Observation:
+    """The report's observation record as the policy reads it (a validated report only, so
+    every vocabulary word is one of the contract's)."""
     chunks = tuple(
         ChunkRecord(
-            index=chunk["index"],
-            start_byte=chunk["start_byte"],
-            end_byte=chunk["end_byte"],
-            paths=tuple(chunk.get("paths", ())),
-            diff_hash=chunk["diff_hash"],
-            state_hash=chunk["state_hash"],
-            diff_bytes=chunk["diff_bytes"],
-            status=chunk[_STATUS],
-            probabilities=(
-                dict(chunk["probabilities"]) if chunk["probabilities"] is not None else None
-            ),
-            model=chunk[_MODEL],
-            usage=_usage(chunk["usage"]),
-            duration_ms=chunk["duration_ms"],
-            error=chunk["error"],
-            requests=tuple(
-                RequestRecord(
-                    task_ids=tuple(request["task_ids"]),
-                    status=request[_STATUS],
-                    model=request[_MODEL],
-                    usage=_usage(request["usage"]),
-                    duration_ms=request["duration_ms"],
-                    error=request["error"],
-                )
-                for request in chunk.get("requests", ())
-            ),
+            index=chunk.index,
+            start_byte=chunk.start_byte,
+            end_byte=chunk.end_byte,
+            paths=chunk.paths or (),
+            diff_hash=chunk.diff_hash,
+            state_hash=chunk.state_hash,
+            diff_bytes=chunk.diff_bytes,
+            status=c.GroupStatus(chunk.status),
+            probabilities=dict(chunk.probabilities) if chunk.probabilities is not None else None,
+            model=chunk.model,
+            usage=_usage(chunk.usage),
+            duration_ms=chunk.duration_ms,
+            error=chunk.error,
+            requests=tuple(_request(request) for request in chunk.requests or ()),
         )
-        for chunk in value["chunks"]
+        for chunk in value.chunks
     )
-    return Observation(strategy=value["strategy"], status=value[_STATUS], chunks=chunks)
+    return Observation(
+        strategy=c.Strategy(value.strategy),
+        status=c.ObservationStatus(value.status),
+        chunks=chunks,
+    )
 
 
-def _forced_reason(report: Mapping[str, Any]) -> str | None:
+def _forced_reason(report: ReportV5) -> str | None:
     """The forced state the report carries at every threshold, as a code, or ``None``.
 
     Bypasses do not depend on scores; a fallback without an observation came from collection or
     grouping, before any score existed.
     """
-    status = report[_STATUS]
+    status = report.status
     if status == c.STATUS_BYPASSED:
         return c.STATUS_BYPASSED
-    if status == c.STATUS_FALLBACK and report["observation"] is None:
+    if status == c.STATUS_FALLBACK and report.observation is None:
         return c.STATUS_FALLBACK
     return None
 
 
-def redecide(report: Mapping[str, Any], threshold: float) -> Redecision:
+def redecide(report: ReportV5, threshold: float) -> Redecision:
     """Enforce mode's plan for a validated shadow report at ``threshold``."""
-    decisions: Mapping[str, Mapping[str, Any]] = report[_TASKS]
+    decisions = report.tasks
     ids = sorted(decisions, key=code_unit_key)
     if _forced_reason(report) is not None:
         return Redecision(judged=(), would_skip=())
-    observation = report["observation"]
-    if observation is not None and observation[_STATUS] != c.OBSERVATION_COMPLETE:
+    observation = report.observation
+    if observation is not None and observation.status != c.OBSERVATION_COMPLETE:
         return Redecision(judged=(), would_skip=())
     # The report keeps no task table; what the policy needs from it is which tasks were
     # mandatory, and the reasons say exactly that.
     mandatory = frozenset(
-        task_id for task_id in ids if _MANDATORY_REASONS.intersection(decisions[task_id]["reasons"])
+        task_id for task_id in ids if _MANDATORY_REASONS.intersection(decisions[task_id].reasons)
     )
     table = TaskTable(tuple(Task(id=task_id, description="") for task_id in ids))
     parsed = _observation(observation) if observation is not None else None
@@ -129,7 +128,7 @@ def redecide(report: Mapping[str, Any], threshold: float) -> Redecision:
         evaluation=Evaluation(
             observation=parsed,
             decisions=score_decisions(parsed, ids, threshold) if parsed is not None else None,
-            first_failure=report["observation_error"],
+            first_failure=report.observation_error,
         ),
     )
     judged = tuple(
@@ -143,17 +142,17 @@ def redecide(report: Mapping[str, Any], threshold: float) -> Redecision:
     return Redecision(judged=judged, would_skip=skipped)
 
 
-def scored(report: Mapping[str, Any]) -> bool:
+def scored(report: ReportV5) -> bool:
     """Whether the report's tasks can be judged by scores at all (threshold aside)."""
-    observation = report["observation"]
+    observation = report.observation
     return (
         _forced_reason(report) is None
         and observation is not None
-        and observation[_STATUS] == c.OBSERVATION_COMPLETE
+        and observation.status == c.OBSERVATION_COMPLETE
     )
 
 
-def proposals_follow_scores(report: Mapping[str, Any]) -> bool:
+def proposals_follow_scores(report: ReportV5) -> bool:
     """At its own threshold the re-decision reproduces the report's proposals.
 
     A report whose stored proposals disagree with its stored scores was not produced by this
@@ -161,9 +160,8 @@ def proposals_follow_scores(report: Mapping[str, Any]) -> bool:
     """
     if not scored(report):
         return True
-    decisions: Mapping[str, Mapping[str, Any]] = report[_TASKS]
-    stored = {task_id for task_id, entry in decisions.items() if entry["proposed_run"] is False}
-    again = redecide(report, report["skip_below"])
-    if report[_STATUS] == c.STATUS_PLANNED:
+    stored = {task_id for task_id, entry in report.tasks.items() if entry.proposed_run is False}
+    again = redecide(report, report.skip_below)
+    if report.status == c.STATUS_PLANNED:
         return set(again.would_skip) == stored
     return not again.would_skip

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 import attrs
 
@@ -21,6 +20,7 @@ from .markdown import bare, code_span
 from .models import Plan, TaskTable
 from .plan_block import render_plan_block
 from .plan_view import detail_facts, task_details
+from .report_v5 import ReportChunk, ReportTask, ReportV5, as_report, report_json
 
 __all__ = ["Summary", "log_line", "render_outputs", "render_summary", "render_terminal"]
 
@@ -55,7 +55,7 @@ def render_outputs(plan: Plan, tested_sha: str, report_path: str) -> list[tuple[
     return outputs
 
 
-def _sorted_ids(values: Mapping[str, Any]) -> list[str]:
+def _sorted_ids(values: Mapping[str, object]) -> list[str]:
     return sorted(values, key=code_unit_key)
 
 
@@ -105,7 +105,7 @@ def _whole_ms(value: float) -> str:
 
 
 def _task_details(
-    report: Mapping[str, Any],
+    report: ReportV5,
     task_id: str,
     table: TaskTable | None,
     changed_paths: Sequence[str] | None,
@@ -126,24 +126,24 @@ def _task_details(
     return "; ".join(parts) if parts else c.SUMMARY_NULL_CELL
 
 
-def _task_row(task_id: str, decision: Mapping[str, Any], details: str) -> str:
-    effective = c.SUMMARY_WORD_RUN if decision[c.REPORT_TASK_RUN] else c.SUMMARY_WORD_SKIP
-    proposed_run = decision[c.REPORT_TASK_PROPOSED_RUN]
+def _task_row(task_id: str, decision: ReportTask, details: str) -> str:
+    effective = c.SUMMARY_WORD_RUN if decision.run else c.SUMMARY_WORD_SKIP
+    proposed_run = decision.proposed_run
     if proposed_run is None:
         proposed = c.SUMMARY_NULL_CELL
     else:
         proposed = c.SUMMARY_WORD_RUN if proposed_run else c.SUMMARY_WORD_SKIP
-    reasons = ", ".join(_code(reason) for reason in decision[c.REPORT_TASK_REASONS])
+    reasons = ", ".join(_code(reason) for reason in decision.reasons)
     return f"| {_code(task_id)} | {effective} | {proposed} | {reasons} | {details} |"
 
 
-def _group_row(chunk: Mapping[str, Any]) -> str:
+def _group_row(chunk: ReportChunk) -> str:
     byte_range = c.SUMMARY_BYTE_RANGE_TEMPLATE.format(
-        start=_cell(chunk["start_byte"]), end=_cell(chunk["end_byte"])
+        start=_cell(chunk.start_byte), end=_cell(chunk.end_byte)
     )
-    model = chunk[c.REPORT_FIELD_MODEL]
-    duration = chunk["duration_ms"]
-    probabilities = chunk["probabilities"]
+    model = chunk.model
+    duration = chunk.duration_ms
+    probabilities = chunk.probabilities
     if probabilities:
         scores = ", ".join(
             f"{_code(task_id)} {_cell(format_number(probabilities[task_id]))}"
@@ -151,11 +151,11 @@ def _group_row(chunk: Mapping[str, Any]) -> str:
         )
     else:
         scores = c.SUMMARY_NULL_CELL
-    error = chunk["error"]
+    error = chunk.error
     cells = [
-        _cell(chunk["index"]),
+        _cell(chunk.index),
         byte_range,
-        _cell(chunk[c.REPORT_FIELD_STATUS]),
+        _cell(chunk.status),
         _code(model) if model is not None else c.SUMMARY_NULL_CELL,
         _whole_ms(duration) if duration is not None else c.SUMMARY_NULL_CELL,
         scores,
@@ -164,50 +164,48 @@ def _group_row(chunk: Mapping[str, Any]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _detail_lines(report: Mapping[str, Any]) -> list[str]:
+def _detail_lines(report: ReportV5) -> list[str]:
     lines = [
         c.SUMMARY_TESTED_COMMIT_TEMPLATE.format(
-            tested_sha=_line_code(report["tested_sha"]),
-            tested_ref=_line_code(report["tested_ref"]),
-            base_sha=_line_code(report["base_sha"]),
-            head_sha=_line_code(report["head_sha"]),
+            tested_sha=_line_code(report.tested_sha),
+            tested_ref=_line_code(report.tested_ref),
+            base_sha=_line_code(report.base_sha),
+            head_sha=_line_code(report.head_sha),
         )
     ]
-    if report["diff_bytes"] is None:
+    if report.diff_bytes is None:
         lines.append(c.SUMMARY_DIFF_NOT_COLLECTED)
     else:
-        count = report["changed_path_count"]
+        count = report.changed_path_count
         lines.append(
             c.SUMMARY_DIFF_TEMPLATE.format(
-                diff_bytes=_line_word(report["diff_bytes"]),
+                diff_bytes=_line_word(report.diff_bytes),
                 changed_path_count=_line_word(count) if count is not None else c.SUMMARY_NULL_CELL,
             )
         )
-    model = report[c.REPORT_FIELD_MODEL]
-    returned = model["returned"]
+    model = report.model
+    returned = model.returned
     lines.append(
         c.SUMMARY_MODEL_TEMPLATE.format(
-            requested=_line_code(model["requested"]),
-            expected=_line_code(model["expected"]),
+            requested=_line_code(model.requested),
+            expected=_line_code(model.expected),
             returned=_line_code(returned if returned is not None else c.SUMMARY_MODEL_NONE),
         )
     )
-    observation = report["observation"]
+    observation = report.observation
     if observation is None:
         lines.append(c.SUMMARY_OBSERVATION_NOT_COLLECTED)
     else:
         lines.append(
             c.SUMMARY_OBSERVATION_TEMPLATE.format(
-                status=_line_word(observation[c.REPORT_FIELD_STATUS]),
-                strategy=_line_word(observation["strategy"]),
-                groups=len(observation["chunks"]),
+                status=_line_word(observation.status),
+                strategy=_line_word(observation.strategy),
+                groups=len(observation.chunks),
             )
         )
-    if report["observation_error"] is not None:
+    if report.observation_error is not None:
         lines.append(
-            c.SUMMARY_OBSERVATION_ERROR_TEMPLATE.format(
-                code=_line_code(report["observation_error"])
-            )
+            c.SUMMARY_OBSERVATION_ERROR_TEMPLATE.format(code=_line_code(report.observation_error))
         )
     return lines
 
@@ -237,13 +235,20 @@ def _note_lines(
     ]
 
 
+# Keyed by plain strings, so that a status read from a report finds its sentence whether the
+# contract spells the statuses as strings or as string enumeration members.
+_STATUS_SENTENCES: dict[str, str] = {
+    status: sentence for status, sentence in c.SUMMARY_STATUS_SENTENCES.items()
+}
+
+
 def _plain(value: object) -> str:
     """A value for a terminal line: control characters become spaces."""
     return "".join(" " if ord(char) < 0x20 or ord(char) == 0x7F else char for char in str(value))
 
 
 def render_summary(
-    report: Mapping[str, Any],
+    report: ReportV5 | Mapping[str, object],
     *,
     engine_version: str = __version__,
     notes: Mapping[str, Sequence[str]] | None = None,
@@ -260,15 +265,18 @@ def render_summary(
     explanations of its metadata gaps) are listed with the details. With ``table`` and
     ``changed_paths``, a task's details name the first ``force_paths`` pattern that matched; the
     changed path itself is never shown, since the summary renders no text of the pull request.
+    ``report`` is a ``ReportV5`` or a parsed report mapping (``convert.DocumentError`` when the
+    mapping does not have the report's shape).
     """
-    status, mode = report[c.REPORT_FIELD_STATUS], report[c.REPORT_FIELD_MODE]
-    tasks: Mapping[str, Mapping[str, Any]] = report[c.REPORT_FIELD_TASKS]
+    report = as_report(report)
+    status, mode = report.status, report.mode
+    tasks = report.tasks
     task_ids = _sorted_ids(tasks)
-    selected = sum(1 for task_id in task_ids if tasks[task_id][c.REPORT_TASK_RUN])
+    selected = sum(1 for task_id in task_ids if tasks[task_id].run)
     if status == c.STATUS_PLANNED and mode == c.MODE_SHADOW:
         sentence = c.SUMMARY_SHADOW_SENTENCE
     else:
-        sentence = c.SUMMARY_STATUS_SENTENCES.get(status, "")
+        sentence = _STATUS_SENTENCES.get(status, "")
     head = (
         c.SUMMARY_HEADING_TEMPLATE.format(status=_line_word(status), mode=_line_word(mode))
         + "\n\n"
@@ -284,15 +292,15 @@ def render_summary(
         [*_detail_lines(report), *_note_lines(notes or {}, c.SUMMARY_NOTE_TEMPLATE, _line_code)]
     )
     details_open = f"<details>\n<summary>{c.SUMMARY_DETAILS_TITLE}</summary>\n\n{details}\n\n"
-    observation = report["observation"]
+    observation = report.observation
     if observation is not None:
-        group_rows = [_group_row(chunk) for chunk in observation["chunks"]]
+        group_rows = [_group_row(chunk) for chunk in observation.chunks]
         group_table = "\n".join([c.SUMMARY_GROUP_TABLE_HEADER, *group_rows]) + "\n\n"
     else:
         group_table = ""
     details_close = c.SUMMARY_SCORE_DISCLAIMER + "\n\n</details>\n\n"
 
-    block = render_plan_block(report, engine_version)
+    block = render_plan_block(report_json(report), engine_version)
     omitted = _size(block) > c.PLAN_BLOCK_MAX_BYTES
     if omitted:
         block = ""
@@ -333,7 +341,7 @@ def _terminal_proposed(value: object) -> str:
 
 
 def render_terminal(
-    report: Mapping[str, Any],
+    report: ReportV5 | Mapping[str, object],
     report_path: str | None,
     *,
     table: TaskTable | None = None,
@@ -345,15 +353,16 @@ def render_terminal(
     The ``DETAILS`` column shows the highest score against the threshold when the task was
     scored, the ``force_paths`` pattern that matched (needs ``table`` and ``changed_paths``) and
     the metadata gaps that made the task mandatory; ``notes`` (task ID to explanations of its
-    gaps) follow the table.
+    gaps) follow the table. ``report`` is a ``ReportV5`` or a parsed report mapping.
     """
-    tasks: Mapping[str, Mapping[str, Any]] = report[c.REPORT_FIELD_TASKS]
+    report = as_report(report)
+    tasks = report.tasks
     task_ids = _sorted_ids(tasks)
-    selected = sum(1 for task_id in task_ids if tasks[task_id][c.REPORT_TASK_RUN])
+    selected = sum(1 for task_id in task_ids if tasks[task_id].run)
     lines = [
         c.LOG_LINE_TEMPLATE.format(
-            status=report[c.REPORT_FIELD_STATUS],
-            mode=report[c.REPORT_FIELD_MODE],
+            status=report.status,
+            mode=report.mode,
             selected=selected,
             total=len(task_ids),
         )
@@ -364,9 +373,9 @@ def render_terminal(
         rows.append(
             [
                 task_id,
-                c.TERMINAL_YES if decision[c.REPORT_TASK_RUN] else c.TERMINAL_NO,
-                _terminal_proposed(decision[c.REPORT_TASK_PROPOSED_RUN]),
-                ", ".join(decision[c.REPORT_TASK_REASONS]),
+                c.TERMINAL_YES if decision.run else c.TERMINAL_NO,
+                _terminal_proposed(decision.proposed_run),
+                ", ".join(decision.reasons),
                 task_details(report, task_id, tasks=table, changed_paths=changed_paths),
             ]
         )
@@ -376,9 +385,9 @@ def render_terminal(
         lines.append("  ".join([*padded, row[-1]]).rstrip())
     # What collecting the change cost (fetching or borrowing history, reading the diff and the
     # task metadata): the figure that grows when a repository's history is expensive to read.
-    collection_ms = report["durations_ms"]["collection"]
-    if collection_ms is not None:
-        lines.append(c.TERMINAL_COLLECTION_TEMPLATE.format(ms=_whole_ms(collection_ms)))
+    lines.append(
+        c.TERMINAL_COLLECTION_TEMPLATE.format(ms=_whole_ms(report.durations_ms.collection))
+    )
     lines.extend(_note_lines(notes or {}, c.TERMINAL_NOTE_TEMPLATE, _plain))
     if report_path is not None:
         lines.append(c.TERMINAL_REPORT_TEMPLATE.format(path=report_path))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 import attrs
 
@@ -32,11 +32,11 @@ class ValidatedResponse:
     error: str | None
 
 
-def _is_number(value: Any) -> TypeGuard[int | float]:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _token_count(value: Any) -> int | None:
+def _token_count(value: object) -> int | None:
     if not _is_number(value):
         return None
     if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
@@ -47,14 +47,14 @@ def _token_count(value: Any) -> int | None:
     return count
 
 
-def _extract_model(document: Mapping[str, Any]) -> str | None:
+def _extract_model(document: Mapping[str, object]) -> str | None:
     model = document.get(c.RESPONSE_FIELD_MODEL)
     if isinstance(model, str) and re.fullmatch(c.MODEL_PATTERN, model):
         return model
     return None
 
 
-def _extract_usage(document: Mapping[str, Any]) -> Usage | None:
+def _extract_usage(document: Mapping[str, object]) -> Usage | None:
     usage = document.get(c.RESPONSE_FIELD_USAGE)
     if not isinstance(usage, dict):
         return None
@@ -65,7 +65,7 @@ def _extract_usage(document: Mapping[str, Any]) -> Usage | None:
     return Usage(input_tokens, output_tokens)
 
 
-def _score(answer: Any) -> float | None:
+def _score(answer: object) -> float | None:
     if not isinstance(answer, dict) or answer.get(c.ANSWER_FIELD_TYPE) != c.QUESTION_TYPE:
         return None
     value = answer.get(c.QUESTION_TYPE)

@@ -1,9 +1,10 @@
 """A results file for ``jev-select analyze``, built from the jobs of one workflow run.
 
 Pure: GitHub job records in (listed by ``edges.github_api.GitHubApi.list_jobs``), task results
-out (``build_results``). Job names map to task IDs by
-the naming rule of docs/shadow-mode.md (the job name is the task ID, or, for a matrix job, the
-part before `` (``) or by an explicit map. Anything doubtful reads as the worse result.
+out (``build_results``, a typed ``Results``; ``results_json`` is what the file holds). Job names
+map to task IDs by the naming rule of docs/shadow-mode.md (the job name is the task ID, or, for a
+matrix job, the part before `` (``) or by an explicit map. Anything doubtful reads as the worse
+result.
 """
 
 from __future__ import annotations
@@ -14,20 +15,29 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .. import contracts as c
-from ..errors import CodedError
+from ..errors import CommandFailure
+from .convert import DocumentError, register_document, structure, unstructure
 from .jsonutil import code_unit_key, strict_loads
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 __all__ = [
     "JobOutcome",
+    "Results",
     "ResultsFailure",
+    "TaskResult",
     "build_results",
     "job_outcome",
     "parse_job_map",
+    "parse_results",
+    "results_json",
     "task_for_job",
     "validate_results",
 ]
@@ -35,7 +45,7 @@ __all__ = [
 _SUCCESS, _FAILURE, _CANCELLED, _SKIPPED = c.TASK_RESULTS
 
 
-class ResultsFailure(CodedError):
+class ResultsFailure(CommandFailure, failures=c.RESULTS_FAILURES):
     """The results file could not be built. Carries only a code of ``RESULTS_FAILURE_CODES``."""
 
 
@@ -48,7 +58,43 @@ class JobOutcome:
     duration_ms: int
 
 
-def _timestamp(value: Any) -> datetime | None:
+@attrs.frozen
+class TaskResult:
+    """One task's entry of a results file (``schemas/results.schema.json``, ``taskResult``)."""
+
+    result: str  # one of TASK_RESULTS
+    duration_ms: float  # summed over the task's jobs; an int as built, kept as read
+    classification: str | None = None  # absent from the file when None
+
+
+def _read_only_tasks(tasks: Mapping[str, TaskResult]) -> Mapping[str, TaskResult]:
+    return MappingProxyType(dict(tasks))
+
+
+def _id_tuple(ids: Iterable[str] | None) -> tuple[str, ...] | None:
+    return tuple(ids) if ids is not None else None
+
+
+@attrs.frozen
+class Results:
+    """A results file: the CI results of one report's tested commit, keyed by its task IDs.
+
+    The attributes are the file's keys in the order it writes them; ``relevant_tasks`` (manual
+    labels a reviewer adds) is absent from the file when None.
+    """
+
+    tested_sha: str
+    tasks: Mapping[str, TaskResult] = attrs.field(converter=_read_only_tasks)
+    relevant_tasks: tuple[str, ...] | None = attrs.field(default=None, converter=_id_tuple)
+
+
+# The keys a file may leave out are absent when None; present, null is refused, as the schema
+# refuses it, so that a file read and written back keeps its bytes.
+register_document(TaskResult, optional=("classification",))
+register_document(Results, optional=("relevant_tasks",))
+
+
+def _timestamp(value: object) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
@@ -108,7 +154,7 @@ def build_results(
     report: Mapping[str, Any],
     jobs: Sequence[JobOutcome],
     job_map: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
+) -> Results:
     """The results file for ``report``: exactly its task IDs, in code-unit order.
 
     A task with several jobs gets the worst of their results and the sum of their durations; a
@@ -120,38 +166,55 @@ def build_results(
         task_id = task_for_job(job.name, task_ids, job_map)
         if task_id is not None:
             collected[task_id].append(job)
-    tasks: dict[str, dict[str, Any]] = {}
-    for task_id in task_ids:
-        outcomes = collected[task_id]
-        tasks[task_id] = {
-            "result": _worst(job.result for job in outcomes) if outcomes else _SKIPPED,
-            "duration_ms": sum(job.duration_ms for job in outcomes),
-        }
-    return {"tested_sha": report["tested_sha"], c.RESULTS_FIELD_TASKS: tasks}
+    tasks = {
+        task_id: TaskResult(
+            result=_worst(job.result for job in outcomes) if outcomes else _SKIPPED,
+            duration_ms=sum(job.duration_ms for job in outcomes),
+        )
+        for task_id, outcomes in collected.items()
+    }
+    return Results(tested_sha=report["tested_sha"], tasks=tasks)
 
 
-def parse_job_map(value: Any) -> dict[str, str]:
+def results_json(results: Results) -> dict[str, object]:
+    """The JSON object of a results file, keys in the order the file writes them."""
+    value = unstructure(results)
+    assert isinstance(value, dict)  # an attrs class always unstructures to an object
+    return value
+
+
+def parse_results(value: object) -> Results | None:
+    """The typed results file of a parsed JSON value, or ``None`` when the schema refuses it."""
+    if not validate_results(value):
+        return None
+    return structure(value, Results)
+
+
+def parse_job_map(value: object) -> dict[str, str]:
     """A job map ``{"<job name>": "<task id>"}``; raises ``ResultsFailure`` when malformed."""
-    if not isinstance(value, dict) or not value:
+    try:
+        job_map = structure(value, dict[str, str])
+    except DocumentError:
+        raise ResultsFailure(c.RESULTS_INVALID_JOB_MAP) from None
+    if not job_map or not all(job_map):
         raise ResultsFailure(c.RESULTS_INVALID_JOB_MAP)
-    for name, task_id in value.items():
-        if not name or not isinstance(task_id, str):
-            raise ResultsFailure(c.RESULTS_INVALID_JOB_MAP)
-        if re.fullmatch(c.TASK_ID_PATTERN, task_id, re.ASCII) is None:
-            raise ResultsFailure(c.RESULTS_INVALID_JOB_MAP)
-    return dict(value)
+    if any(
+        re.fullmatch(c.TASK_ID_PATTERN, task_id, re.ASCII) is None for task_id in job_map.values()
+    ):
+        raise ResultsFailure(c.RESULTS_INVALID_JOB_MAP)
+    return job_map
 
 
 @functools.cache
-def _results_validator() -> Any:
+def _results_validator() -> Draft202012Validator:
     from jsonschema import Draft202012Validator
 
     resource = importlib.resources.files("jev_select") / "schemas" / c.RESULTS_SCHEMA_FILE
     return Draft202012Validator(strict_loads(resource.read_bytes()))
 
 
-def validate_results(results: Any) -> bool:
-    """Whether ``results`` matches ``schemas/results.schema.json``."""
+def validate_results(results: object) -> bool:
+    """Whether ``results`` (a parsed JSON value) matches ``schemas/results.schema.json``."""
     try:
         return bool(_results_validator().is_valid(results))
     except Exception:

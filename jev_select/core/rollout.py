@@ -12,19 +12,22 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeGuard
+from types import MappingProxyType
+from typing import TypeGuard
 
 import attrs
 
 from .. import contracts as c
 from ..errors import JevSelectError
 from .columns import align_columns
+from .convert import unstructure
 from .jsonutil import pretty_json
 
 __all__ = [
     "AnswerRefused",
     "CiMatch",
     "ReportArtifact",
+    "Rollout",
     "RunOutcome",
     "WorkflowRun",
     "ci_query_sha",
@@ -32,6 +35,7 @@ __all__ = [
     "rate_limit_wait",
     "report_artifact",
     "report_fits_run",
+    "rollout_document",
     "rollout_json",
     "rollout_summary",
     "rollout_table",
@@ -83,7 +87,8 @@ class CiMatch:
 
 @attrs.frozen
 class RunOutcome:
-    """What became of one observer run."""
+    """What became of one observer run; also a run's entry of the JSON output, where each
+    attribute is a key, in this order, and an unknown value is null (never left out)."""
 
     observer_run: int
     outcome: str
@@ -92,11 +97,24 @@ class RunOutcome:
     tested_sha: str | None = None
 
 
-def _positive_int(value: Any) -> TypeGuard[int]:
+def _read_only(counts: Mapping[str, int]) -> Mapping[str, int]:
+    return MappingProxyType(dict(counts))
+
+
+@attrs.frozen
+class Rollout:
+    """The command's JSON output (``--format json``): the runs in ascending observer-run order,
+    then how many ended in each outcome, in ``ROLLOUT_OUTCOMES`` order."""
+
+    runs: tuple[RunOutcome, ...]
+    summary: Mapping[str, int] = attrs.field(converter=_read_only)
+
+
+def _positive_int(value: object) -> TypeGuard[int]:
     return type(value) is int and value > 0
 
 
-def _sha(value: Any) -> TypeGuard[str]:
+def _sha(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and _SHA40.fullmatch(value) is not None
 
 
@@ -112,7 +130,7 @@ def workflow_reference(text: str) -> str | None:
     return name
 
 
-def _pull_request_shas(value: Any) -> tuple[tuple[str, str], ...]:
+def _pull_request_shas(value: object) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, list):
         raise AnswerRefused()
     pairs: list[tuple[str, str]] = []
@@ -129,7 +147,7 @@ def _pull_request_shas(value: Any) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def workflow_run(record: Any) -> WorkflowRun:
+def workflow_run(record: object) -> WorkflowRun:
     """A run record of ``GET .../actions/workflows/<id>/runs``; raises ``AnswerRefused`` when a
     field matching depends on is missing or malformed."""
     if not isinstance(record, dict):
@@ -152,7 +170,7 @@ def workflow_run(record: Any) -> WorkflowRun:
     )
 
 
-def report_artifact(run_id: int, records: Iterable[Any]) -> ReportArtifact | None:
+def report_artifact(run_id: int, records: Iterable[object]) -> ReportArtifact | None:
     """The report artifact of ``run_id``'s newest attempt that uploaded one, expired or not.
 
     Only names of the observer examples' form count (``jev-plan-report-<run>-<attempt>`` with
@@ -191,25 +209,25 @@ def report_artifact(run_id: int, records: Iterable[Any]) -> ReportArtifact | Non
     return found
 
 
-def report_fits_run(report: Mapping[str, Any], run: WorkflowRun) -> bool:
+def report_fits_run(report: Mapping[str, object], run: WorkflowRun) -> bool:
     """Whether the report in a run's artifact is that run's own: for the events whose run
     record names the head the report planned, the two must agree (another run's report under
     this run's name is refused, not measured)."""
     return run.event not in _HEAD_EVENTS or report["head_sha"] == run.head_sha
 
 
-def _merge_commit(report: Mapping[str, Any]) -> bool:
+def _merge_commit(report: Mapping[str, object]) -> bool:
     """True when the report tested a commit other than the head: a pull request's merge."""
-    return bool(report["tested_sha"] != report["head_sha"])
+    return report["tested_sha"] != report["head_sha"]
 
 
-def ci_query_sha(report: Mapping[str, Any]) -> str:
+def ci_query_sha(report: Mapping[str, object]) -> str:
     """The head SHA the CI runs of ``report``'s commit carry in their run records."""
     return str(report["head_sha"] if _merge_commit(report) else report["tested_sha"])
 
 
 def match_ci_run(
-    report: Mapping[str, Any], event: str, candidates: Sequence[WorkflowRun]
+    report: Mapping[str, object], event: str, candidates: Sequence[WorkflowRun]
 ) -> CiMatch:
     """The one CI run that tested the commit ``report`` tested, for the observer's ``event``.
 
@@ -288,21 +306,16 @@ def _ordered(outcomes: Sequence[RunOutcome]) -> list[RunOutcome]:
     return sorted(outcomes, key=lambda outcome: outcome.observer_run)
 
 
-def rollout_json(outcomes: Sequence[RunOutcome]) -> dict[str, Any]:
+def rollout_document(outcomes: Sequence[RunOutcome]) -> Rollout:
+    """The JSON output of ``outcomes``, typed."""
+    return Rollout(runs=tuple(_ordered(outcomes)), summary=rollout_summary(outcomes))
+
+
+def rollout_json(outcomes: Sequence[RunOutcome]) -> dict[str, object]:
     """``{"runs": [...], "summary": {...}}`` with the runs in ascending observer-run order."""
-    return {
-        "runs": [
-            {
-                "observer_run": outcome.observer_run,
-                "outcome": outcome.outcome,
-                "detail": outcome.detail,
-                "ci_run": outcome.ci_run,
-                "tested_sha": outcome.tested_sha,
-            }
-            for outcome in _ordered(outcomes)
-        ],
-        "summary": rollout_summary(outcomes),
-    }
+    value = unstructure(rollout_document(outcomes))
+    assert isinstance(value, dict)  # an attrs class always unstructures to an object
+    return value
 
 
 def rollout_table(outcomes: Sequence[RunOutcome]) -> str:

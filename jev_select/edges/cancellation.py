@@ -27,7 +27,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import Any
+from typing import TypeAlias
 
 __all__ = [
     "CANCEL_SIGNALS",
@@ -67,6 +67,11 @@ class _State:
 
 
 _state = _State()
+
+# What ``signal.signal`` hands back: a handler, SIG_DFL/SIG_IGN (ints), or None for one installed
+# outside Python; each is put back as it was.
+_Handler: TypeAlias = Callable[[int, FrameType | None], object] | int | None
+
 # Set once the plan's outputs are written in full; it outlives handle_signals(), because a signal
 # may still arrive after the command has returned and before the process is gone.
 _published = threading.Event()
@@ -103,7 +108,7 @@ def handle_signals() -> Iterator[None]:
     if not _in_main_thread() or _state.active:
         yield
         return
-    previous: dict[signal.Signals, Any] = {}
+    previous: dict[signal.Signals, _Handler] = {}
     _state.active, _state.depth, _state.pending, _state.raised = True, 0, None, None
     _published.clear()
     try:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from requests.utils import parse_header_links
@@ -108,7 +107,7 @@ class ActionsHistory(GitHubApi):
                     self._on_wait(wait)
                 self._sleep(wait)
 
-    def _listing(self, path: str, field: str, limit: int) -> list[Any]:
+    def _listing(self, path: str, field: str, limit: int) -> list[object]:
         """Up to ``limit`` records of a paginated listing, following ``rel="next"`` links.
 
         A next link outside the API root, a malformed page, or more pages than
@@ -116,7 +115,7 @@ class ActionsHistory(GitHubApi):
         ``HttpFailure``.
         """
         url = f"{self._root}/{path}"
-        records: list[Any] = []
+        records: list[object] = []
         for _ in range(c.ROLLOUT_MAX_PAGES):
             response = self._get(url, keep_headers=(_LINK,))
             try:
@@ -148,7 +147,7 @@ class ActionsHistory(GitHubApi):
         completed: bool = False,
         head_sha: str | None = None,
         event: str | None = None,
-    ) -> list[Any]:
+    ) -> list[object]:
         """Run records of one workflow, newest first, with GitHub's own filters."""
         query: dict[str, str | int] = {"per_page": c.ROLLOUT_PER_PAGE}
         if completed:
@@ -165,7 +164,7 @@ class ActionsHistory(GitHubApi):
         )
         return self._listing(path, "workflow_runs", limit)
 
-    def run_artifacts(self, repository: str, run_id: int) -> list[Any]:
+    def run_artifacts(self, repository: str, run_id: int) -> list[object]:
         """Every artifact record of one run."""
         path = (
             f"{repository_path(repository)}/actions/runs/{run_id}/artifacts"

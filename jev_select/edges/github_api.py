@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 import threading
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 from urllib.parse import quote
 
 from .. import contracts as c
 from ..core.credentials import usable_token
-from ..core.evidence import ActionFile
+from ..core.evidence import ActionFile, LookupFailure, LookupOutcome
 from ..core.inputs import is_repository_name, normalise_https_url
 from ..core.jsonutil import JsonError, strict_loads
+from ..core.object_ids import is_object_id
 from ..errors import PlanningFailure
 from ..version import USER_AGENT
 from .httpio import (
@@ -43,9 +43,8 @@ __all__ = [
     "usable_token",
 ]
 
-_MISSING = "missing"
+_MISSING = LookupFailure.MISSING
 _ACTION_FILE_NAMES = ("action.yml", "action.yaml")
-_SHA40 = re.compile(r"[0-9a-fA-F]{40}")
 _BASE64_LINE_BREAKS = str.maketrans("", "", "\r\n")
 
 # Fields of the GitHub REST answers read here (GitHub's vocabulary, not product contracts).
@@ -156,8 +155,8 @@ class GitHubApi:
         self._timeout = request_timeout
         self._deadline: float | None = None
         self._commits: _Once[tuple[str, str, str], str | None] = _Once()
-        self._actions: _Once[tuple[str, str, str, str], ActionFile | str] = _Once()
-        self._workflows: _Once[tuple[str, str, str, str], ActionFile | str] = _Once()
+        self._actions: _Once[tuple[str, str, str, str], LookupOutcome] = _Once()
+        self._workflows: _Once[tuple[str, str, str, str], LookupOutcome] = _Once()
 
     def set_deadline(self, deadline: float) -> None:
         """Bound every later request by ``deadline`` (a ``clock`` reading) too."""
@@ -170,9 +169,10 @@ class GitHubApi:
     def headers(self) -> dict[str, str]:
         return {"Accept": c.GITHUB_ACCEPT, "User-Agent": USER_AGENT}
 
-    def _get_json(self, path: str) -> Any:
+    def _get_json(self, path: str) -> object:
         """GET ``<root>/<path>`` and parse it; raises ``HttpFailure`` or ``JsonError``."""
-        return strict_loads(self._get(f"{self._root}/{path}").body)
+        answer: object = strict_loads(self._get(f"{self._root}/{path}").body)
+        return answer
 
     def _get(
         self,
@@ -207,7 +207,7 @@ class GitHubApi:
 
         return run_with_deadline(exchange, seconds)
 
-    def get_pull(self, owner_repo: str, number: int) -> Mapping[str, Any]:
+    def get_pull(self, owner_repo: str, number: int) -> Mapping[str, object]:
         """``GET repos/<owner>/<repo>/pulls/<n>``; any failure is ``pull-request-unavailable``."""
         path = f"{repository_path(owner_repo)}/pulls/{number}"
         try:
@@ -218,8 +218,8 @@ class GitHubApi:
             raise PlanningFailure(c.FAILURE_PULL_REQUEST_UNAVAILABLE)
         return answer
 
-    def fetch_action(self, owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
-        """The action metadata file of ``owner/repo[/subpath]@ref``, or ``"missing"``.
+    def fetch_action(self, owner: str, repo: str, subpath: str, ref: str) -> LookupOutcome:
+        """The action metadata file of ``owner/repo[/subpath]@ref``, or ``LookupFailure.MISSING``.
 
         The ref is resolved to a commit first, then ``action.yml`` and, on any failure,
         ``action.yaml`` are read at that commit. The text is strict UTF-8, as stored.
@@ -228,8 +228,8 @@ class GitHubApi:
             (owner, repo, subpath, ref), lambda: self._fetch_action(owner, repo, subpath, ref)
         )
 
-    def fetch_workflow(self, owner: str, repo: str, path: str, ref: str) -> ActionFile | str:
-        """The reusable workflow ``owner/repo/<path>@ref``, or ``"missing"``.
+    def fetch_workflow(self, owner: str, repo: str, path: str, ref: str) -> LookupOutcome:
+        """The reusable workflow ``owner/repo/<path>@ref``, or ``LookupFailure.MISSING``.
 
         Resolved like an action: the ref to a commit, then the file at that commit.
         """
@@ -237,7 +237,7 @@ class GitHubApi:
             (owner, repo, path, ref), lambda: self._fetch_workflow(owner, repo, path, ref)
         )
 
-    def _fetch_workflow(self, owner: str, repo: str, path: str, ref: str) -> ActionFile | str:
+    def _fetch_workflow(self, owner: str, repo: str, path: str, ref: str) -> LookupOutcome:
         segments = path.split("/")
         if any(segment in ("", ".", "..") for segment in segments):
             return _MISSING
@@ -253,7 +253,7 @@ class GitHubApi:
             return _MISSING
         return ActionFile(text=text, file_path=path, resolved_sha=sha)
 
-    def _fetch_action(self, owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
+    def _fetch_action(self, owner: str, repo: str, subpath: str, ref: str) -> LookupOutcome:
         sha = self._resolve_commit(owner, repo, ref)
         if sha is None:
             return _MISSING
@@ -284,7 +284,7 @@ class GitHubApi:
             return None
         if isinstance(answer, dict):
             value = answer.get(_FIELD_SHA)
-            if isinstance(value, str) and _SHA40.fullmatch(value) is not None:
+            if isinstance(value, str) and is_object_id(value, sha1_only=True):
                 return value.lower()
         return None
 
@@ -312,7 +312,9 @@ class GitHubApi:
         except UnicodeDecodeError:
             return None
 
-    def list_jobs(self, owner_repo: str, run_id: int, attempt: int) -> list[dict[str, Any]] | None:
+    def list_jobs(
+        self, owner_repo: str, run_id: int, attempt: int
+    ) -> list[dict[str, object]] | None:
         """Every job record of one run attempt, following pagination by page number.
 
         ``None`` when any page is unavailable or malformed, or when the pages hold fewer jobs
@@ -322,7 +324,7 @@ class GitHubApi:
             f"{repository_path(owner_repo)}/actions/runs/{run_id}"
             f"/attempts/{attempt}/jobs?per_page={c.RESULTS_JOBS_PER_PAGE}&page="
         )
-        jobs: list[dict[str, Any]] = []
+        jobs: list[dict[str, object]] = []
         for page in range(1, c.RESULTS_MAX_PAGES + 1):
             try:
                 answer = self._get_json(f"{base}{page}")

@@ -17,7 +17,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 import attrs
 import requests
@@ -28,6 +28,7 @@ from requests.auth import AuthBase
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import PoolManager
+from urllib3.response import HTTPResponse
 
 from ..errors import JevSelectError
 
@@ -259,12 +260,14 @@ class _WatchedAdapter(HTTPAdapter):
     """An adapter whose connections (direct or through a proxy) report their sockets and use
     TLS contexts without a key log."""
 
-    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        kwargs["ssl_context"] = tls_client_context()
-        super().init_poolmanager(*args, **kwargs)
+    def init_poolmanager(
+        self, connections: int, maxsize: int, block: bool = False, **pool_kwargs: object
+    ) -> None:
+        pool_kwargs["ssl_context"] = tls_client_context()
+        super().init_poolmanager(connections, maxsize, block=block, **pool_kwargs)
         _use_watched_pools(self.poolmanager)
 
-    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> PoolManager:
+    def proxy_manager_for(self, proxy: str, **proxy_kwargs: object) -> PoolManager:
         if proxy not in self.proxy_manager:
             # The TLS inside the tunnel (to the API), and the TLS to an https:// proxy.
             proxy_kwargs["ssl_context"] = tls_client_context()
@@ -370,11 +373,11 @@ def _exchange(
             # With a total, urllib3 sets the wait for the status line to what is left after
             # connecting and uploading, not to the whole bound again. requests passes a urllib3
             # Timeout through unchanged; its type stubs only know floats and tuples.
-            timeout: Any = urllib3.util.Timeout(total=left, connect=left, read=left)
+            timeout = urllib3.util.Timeout(total=left, connect=left, read=left)
             response = adapter.send(
                 prepared,
                 stream=True,
-                timeout=timeout,
+                timeout=timeout,  # type: ignore[arg-type]
                 verify=verify,
                 cert=settings["cert"],
                 proxies=settings["proxies"],
@@ -429,7 +432,7 @@ def _exchange(
         session.close()
 
 
-def _partial_reader(raw: Any) -> Callable[[int], bytes]:
+def _partial_reader(raw: HTTPResponse) -> Callable[[int], bytes]:
     """``read1`` returns whatever has arrived, so the clock is checked between small reads.
     urllib3 before 2.3 (still allowed by requests) lacks it; a plain read then waits for a
     whole chunk, and the watchdog or the socket timeout still ends it at the bound."""
@@ -438,7 +441,7 @@ def _partial_reader(raw: Any) -> Callable[[int], bytes]:
         return cast(Callable[[int], bytes], read1)
 
     def read_chunk(size: int) -> bytes:
-        return cast(bytes, raw.read(size, decode_content=False))
+        return raw.read(size, decode_content=False)
 
     return read_chunk
 

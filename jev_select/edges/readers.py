@@ -9,22 +9,27 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from .. import contracts as c
+from ..core import report_v5
+from ..core.convert import DocumentError
 from ..core.jsonutil import strict_loads
 from ..core.report import validate_report
-from ..core.shadow import AnalysisError, Measurement, analyze_shadow
+from ..core.report_v5 import ReportV5
+from ..core.shadow import Analysis, AnalysisError, Measurement, checked_measurement, shadow_analysis
 from .files import open_regular_file
 
 __all__ = [
     "parse_report",
+    "parse_typed_report",
     "read_analysis",
     "read_bytes",
     "read_json",
     "read_measurement",
     "read_report",
     "read_text",
+    "read_typed_report",
 ]
 
 
@@ -58,7 +63,7 @@ def read_text(path: str | os.PathLike[str], cap: int) -> str | None:
         return None
 
 
-def read_json(path: str | os.PathLike[str], cap: int) -> Any | None:
+def read_json(path: str | os.PathLike[str], cap: int) -> object | None:
     """The strict JSON value in ``path`` (no duplicate keys, no NaN), or ``None``.
 
     A file holding the JSON literal ``null`` is indistinguishable from a failure, which is fine:
@@ -68,22 +73,23 @@ def read_json(path: str | os.PathLike[str], cap: int) -> Any | None:
     if data is None:
         return None
     try:
-        return strict_loads(data)
+        value: object = strict_loads(data)
     except Exception:
         return None
+    return value
 
 
-def read_report(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+def read_report(path: str | os.PathLike[str]) -> dict[str, object] | None:
     """A report v5 that passed schema and invariant validation, or ``None``. Never raises."""
     data = read_bytes(path, c.REPORT_READ_MAX_BYTES)
     return parse_report(data) if data is not None else None
 
 
-def parse_report(data: bytes) -> dict[str, Any] | None:
+def parse_report(data: bytes) -> dict[str, object] | None:
     """The report v5 in ``data`` if it passes schema and invariant validation, else ``None``.
     Never raises."""
     try:
-        value = strict_loads(data)
+        value: object = strict_loads(data)
         # Exactly the integer 5: the schema's const would also accept 5.0.
         if not isinstance(value, dict) or type(value.get("version")) is not int:
             return None
@@ -95,7 +101,25 @@ def parse_report(data: bytes) -> dict[str, Any] | None:
         return None
 
 
-def _read_pair(report_path: str, results_path: str) -> tuple[Any, Any]:
+def read_typed_report(path: str | os.PathLike[str]) -> ReportV5 | None:
+    """:func:`read_report`, typed: the report once it passed every check. Never raises."""
+    data = read_bytes(path, c.REPORT_READ_MAX_BYTES)
+    return parse_typed_report(data) if data is not None else None
+
+
+def parse_typed_report(data: bytes) -> ReportV5 | None:
+    """:func:`parse_report`, typed. The JSON Schema and the invariants stay the contract check;
+    the converter only gives the checked value its classes. Never raises."""
+    value = parse_report(data)
+    if value is None:
+        return None
+    try:
+        return report_v5.parse_report(value)
+    except DocumentError:
+        return None
+
+
+def _read_pair(report_path: str, results_path: str) -> tuple[object, object]:
     report = read_json(report_path, c.REPORT_READ_MAX_BYTES)
     results = read_json(results_path, c.RESULTS_READ_MAX_BYTES)
     if report is None or results is None:
@@ -103,19 +127,19 @@ def _read_pair(report_path: str, results_path: str) -> tuple[Any, Any]:
     return report, results
 
 
-def read_analysis(report_path: str, results_path: str) -> dict[str, Any]:
+def read_analysis(report_path: str, results_path: str) -> Analysis:
     """The shadow analysis of one ``analyze`` pair; raises ``AnalysisError`` with the first
     failing check's code (an unreadable file is ``invalid-shadow-measurement``)."""
-    return analyze_shadow(*_read_pair(report_path, results_path))
+    return shadow_analysis(*_read_pair(report_path, results_path))
 
 
 def read_measurement(report_path: str, results_path: str) -> Measurement:
     """The shadow report and results file of one ``calibrate`` pair, once they passed every
     check of the shadow analysis, with the codes of :func:`read_analysis`.
 
-    Both read a pair the same way and refuse it by the same checks (``analyze_shadow``), so
-    neither command accepts a pair the other refuses.
+    Both read a pair the same way and refuse it by the same checks (``checked_measurement``), so
+    neither command accepts a pair the other refuses. The measurement holds both typed.
     """
     report, results = _read_pair(report_path, results_path)
-    analyze_shadow(report, results)
-    return Measurement(report=report, results=results)
+    typed_report, typed_results = checked_measurement(report, results)
+    return Measurement(report=typed_report, results=typed_results)

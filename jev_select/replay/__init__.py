@@ -6,7 +6,7 @@ then the base with the case's patch applied) in a temporary bare repository, and
 as local mode does (``pipeline.run_plan_pipeline``, head mode, base..head) once per evaluation
 threshold. The only replaced part is the transport of the evaluation phase: a request is answered
 from the campaign only when the SHA-256 of its body names a recording whose stored body is
-byte-for-byte the same. Any other request makes the run fail as ``stale-recording`` for that case,
+byte-for-byte the same. Every other request makes the run fail as ``stale-recording`` for that case,
 because a recording made for different bytes (other question texts, evidence, grouping or commits)
 says nothing about what Jev would answer now.
 

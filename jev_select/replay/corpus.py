@@ -9,7 +9,6 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import attrs
 
@@ -22,7 +21,7 @@ from ..core.jsonutil import (
 from ..edges.files import open_regular_file
 from ..edges.git_runner import GitError, run_git, sanitised_environment
 from ..edges.remotes import normalise_remote
-from ..errors import CodedError
+from ..errors import CommandFailure
 
 # Corpus and campaign layout.
 CORPUS_FILE = "corpus.json"
@@ -65,7 +64,7 @@ _DETERMINISTIC_TREE = (
 _GIT_CAP = 16 * 1_048_576
 
 
-class ReplayFailure(CodedError):
+class ReplayFailure(CommandFailure, failures=c.REPLAY_FAILURES):
     """The replay cannot vouch for its figures. Carries a code and, when known, the case ID."""
 
     def __init__(self, code: str, case: str | None = None) -> None:
@@ -75,8 +74,8 @@ class ReplayFailure(CodedError):
     @property
     def message(self) -> str:
         if self.case is not None:
-            return c.REPLAY_CASE_FAILURE_TEMPLATE.format(code=self.code, case=self.case)
-        return c.REPLAY_FAILURE_TEMPLATE.format(code=self.code)
+            return c.REPLAY_CASE_FAILURE_TEMPLATE.format(code=self.known_code, case=self.case)
+        return super().message
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,15 +102,16 @@ class Case:
         return self.directory / PATCH_FILE
 
 
-def read_json(path: Path, failure: ReplayFailure) -> Any:
+def read_json(path: Path, failure: ReplayFailure) -> object:
     try:
         with open_regular_file(path) as handle:
-            return strict_loads(handle.read())
+            value: object = strict_loads(handle.read())
     except (OSError, JsonError):
         raise failure from None
+    return value
 
 
-def _load_case(corpus_dir: Path, entry: Any) -> Case:
+def _load_case(corpus_dir: Path, entry: object) -> Case:
     if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
         raise ReplayFailure(c.REPLAY_INVALID_CORPUS)
     case_id = entry["id"]

@@ -4,15 +4,17 @@ their presentation."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TypeAlias
 
 import attrs
 
 from .. import contracts as c
 from ..core.columns import align_columns
+from ..core.convert import unstructure
 from ..core.jsonutil import (
     format_number,
 )
+from ..core.report_v5 import ReportV5, as_report
 from .corpus import Case
 
 # ---------------------------------------------------------------------------------------------
@@ -20,23 +22,31 @@ from .corpus import Case
 # ---------------------------------------------------------------------------------------------
 
 
+def _typed_reports(
+    reports: Mapping[float, ReportV5 | Mapping[str, object]],
+) -> dict[float, ReportV5]:
+    return {threshold: as_report(report) for threshold, report in reports.items()}
+
+
 @attrs.frozen
 class CaseOutcome:
-    """What the pipeline proposed for one case at each threshold."""
+    """What the pipeline proposed for one case at each threshold.
+
+    The reports may be given as parsed report mappings; they are kept typed.
+    """
 
     case: Case
-    reports: Mapping[float, Mapping[str, Any]]  # threshold -> report
+    reports: Mapping[float, ReportV5] = attrs.field(converter=_typed_reports)  # by threshold
     recordings_used: int
     synthetic_used: int
 
     def proposals(self, threshold: float) -> dict[str, bool | None]:
-        tasks = self.reports[threshold][c.REPORT_FIELD_TASKS]
-        return {task_id: tasks[task_id][c.REPORT_TASK_PROPOSED_RUN] for task_id in tasks}
+        tasks = self.reports[threshold].tasks
+        return {task_id: decision.proposed_run for task_id, decision in tasks.items()}
 
     def statuses(self) -> dict[str, str]:
         return {
-            format_number(threshold): report[c.REPORT_FIELD_STATUS]
-            for threshold, report in self.reports.items()
+            format_number(threshold): report.status for threshold, report in self.reports.items()
         }
 
 
@@ -72,15 +82,20 @@ def _count(metrics: dict[str, int], label: str | None, proposed: bool | None) ->
         metrics[unknown] += 1
 
 
+# One threshold's row: the threshold column, then every count of REPLAY_METRICS (integers), in
+# the order the table and the JSON show them; the names come from the contracts, so a mapping.
+MetricRow: TypeAlias = Mapping[str, float]
+
+
 def compute_metrics(
     outcomes: Sequence[CaseOutcome], thresholds: Sequence[float]
-) -> list[dict[str, Any]]:
+) -> list[MetricRow]:
     """Per threshold, the docs/reference.md, "Evaluation replay" counts over every labelled task of
     ``outcomes``.
 
     ``unknown`` counts tasks (of either label) whose proposal is null: no usable evidence.
     """
-    rows: list[dict[str, Any]] = []
+    rows: list[MetricRow] = []
     for threshold in thresholds:
         metrics = _empty_metrics()
         for outcome in outcomes:
@@ -99,8 +114,8 @@ def compute_metrics(
 class ReplayResult:
     outcomes: tuple[CaseOutcome, ...]
     thresholds: tuple[float, ...]
-    metrics: list[dict[str, Any]]
-    by_split: dict[str, list[dict[str, Any]]]
+    metrics: list[MetricRow]
+    by_split: dict[str, list[MetricRow]]
 
     @property
     def answers(self) -> int:
@@ -116,30 +131,58 @@ class ReplayResult:
 # ---------------------------------------------------------------------------------------------
 
 
-def result_json(result: ReplayResult) -> dict[str, Any]:
+@attrs.frozen
+class CaseDocument:
+    """One case of the replay JSON; statuses and proposals are keyed by the written threshold."""
+
+    id: str
+    split: str
+    answers: int
+    synthetic_answers: int
+    statuses: Mapping[str, str]
+    proposals: Mapping[str, Mapping[str, bool | None]]
+    labels: Mapping[str, str]
+
+
+@attrs.frozen
+class ReplayDocument:
+    """The replay JSON (``replay --json``), keys in the order it is written."""
+
+    answers: int
+    synthetic_answers: int
+    synthetic: bool
+    thresholds: tuple[MetricRow, ...]
+    splits: Mapping[str, tuple[MetricRow, ...]]
+    cases: tuple[CaseDocument, ...]
+
+
+def result_json(result: ReplayResult) -> dict[str, object]:
     """The replay as a JSON value: metrics overall and per split, and every case's proposals."""
-    return {
-        "answers": result.answers,
-        "synthetic_answers": result.synthetic_answers,
-        "synthetic": result.answers > 0 and result.synthetic_answers == result.answers,
-        "thresholds": result.metrics,
-        "splits": result.by_split,
-        "cases": [
-            {
-                "id": outcome.case.id,
-                "split": outcome.case.split,
-                "answers": outcome.recordings_used,
-                "synthetic_answers": outcome.synthetic_used,
-                "statuses": outcome.statuses(),
-                "proposals": {
+    document = ReplayDocument(
+        answers=result.answers,
+        synthetic_answers=result.synthetic_answers,
+        synthetic=result.answers > 0 and result.synthetic_answers == result.answers,
+        thresholds=tuple(result.metrics),
+        splits={split: tuple(rows) for split, rows in result.by_split.items()},
+        cases=tuple(
+            CaseDocument(
+                id=outcome.case.id,
+                split=outcome.case.split,
+                answers=outcome.recordings_used,
+                synthetic_answers=outcome.synthetic_used,
+                statuses=outcome.statuses(),
+                proposals={
                     format_number(threshold): outcome.proposals(threshold)
                     for threshold in result.thresholds
                 },
-                "labels": dict(outcome.case.labels),
-            }
+                labels=dict(outcome.case.labels),
+            )
             for outcome in result.outcomes
-        ],
-    }
+        ),
+    )
+    value = unstructure(document)
+    assert isinstance(value, dict)  # an attrs class always unstructures to an object
+    return value
 
 
 def render_table(result: ReplayResult) -> str:

@@ -12,12 +12,11 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 import attrs
 
 from .. import contracts as c
-from ..core.evidence import ActionFile
+from ..core.convert import DocumentError, structure, unstructure
 from ..core.jsonutil import (
     JsonError,
     code_unit_key,
@@ -43,6 +42,22 @@ _BYTES_PER_TOKEN = 4
 
 
 @attrs.frozen
+class RecordingFile:
+    """A recording as its file holds it: one object, these keys in this order.
+
+    The bodies are text (a body that is not UTF-8 is never recorded, see ``RecordingTransport``);
+    exactly one of ``response_body`` and ``failure`` holds a value, the other is null.
+    """
+
+    synthetic: bool
+    request_sha256: str
+    request_body: str
+    # Always written, the absent one as null; a file that leaves that key out is still read.
+    response_body: str | None = None
+    failure: str | None = None
+
+
+@attrs.frozen
 class Recording:
     """One recorded exchange: the exact request body and either a response body or a failure."""
 
@@ -55,40 +70,47 @@ class Recording:
     def digest(self) -> str:
         return hashlib.sha256(self.request_body).hexdigest()
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "synthetic": self.synthetic,
-            "request_sha256": self.digest,
-            "request_body": self.request_body.decode("utf-8"),
-            "response_body": (
+    def to_file(self) -> RecordingFile:
+        """The recording as its file holds it."""
+        return RecordingFile(
+            synthetic=self.synthetic,
+            request_sha256=self.digest,
+            request_body=self.request_body.decode("utf-8"),
+            response_body=(
                 self.response_body.decode("utf-8") if self.response_body is not None else None
             ),
-            "failure": self.failure,
-        }
+            failure=self.failure,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        """The JSON object of the recording's file."""
+        value = unstructure(self.to_file())
+        assert isinstance(value, dict)  # an attrs class always unstructures to an object
+        return value
 
     @classmethod
-    def from_json(cls, value: Any) -> Recording | None:
-        if not isinstance(value, dict):
+    def from_json(cls, value: object) -> Recording | None:
+        """The recording of a parsed file, or ``None`` when the file is not one we would write
+        (any such file answers nothing: its request becomes a stale recording)."""
+        try:
+            document = structure(value, RecordingFile)
+        except DocumentError:
             return None
-        request = value.get("request_body")
-        response = value.get("response_body")
-        failure = value.get("failure")
-        synthetic = value.get("synthetic")
-        if not isinstance(request, str) or not isinstance(synthetic, bool):
+        if (document.response_body is None) == (document.failure is None):
             return None
-        if (response is None) == (failure is None):
-            return None
-        if response is not None and not isinstance(response, str):
-            return None
-        if failure is not None and failure not in c.REQUEST_ERRORS:
+        if document.failure is not None and document.failure not in c.REQUEST_ERRORS:
             return None
         recording = cls(
-            request_body=request.encode("utf-8"),
-            response_body=response.encode("utf-8") if isinstance(response, str) else None,
-            failure=failure,
-            synthetic=synthetic,
+            request_body=document.request_body.encode("utf-8"),
+            response_body=(
+                document.response_body.encode("utf-8")
+                if document.response_body is not None
+                else None
+            ),
+            failure=document.failure,
+            synthetic=document.synthetic,
         )
-        if value.get("request_sha256") != recording.digest:
+        if document.request_sha256 != recording.digest:
             return None
         return recording
 
@@ -205,7 +227,7 @@ def synthetic_sender(case: Case, expected_model: str) -> Sender:
     ) -> bytes:
         request = strict_loads(body)
         asked = sorted(request["questions"], key=code_unit_key)
-        answers: dict[str, Any] = {}
+        answers: dict[str, dict[str, object]] = {}
         for task_id in asked:
             score = case.synthetic_scores.get(task_id)
             if score is None:
@@ -233,11 +255,3 @@ def synthetic_sender(case: Case, expected_model: str) -> Sender:
 def _next_patch_version(model: str) -> str:
     prefix, _, patch = model.rpartition(".")
     return f"{prefix}.{int(patch) + 1}"
-
-
-def snapshot_fetcher(case: Case) -> Callable[[str, str, str, str], ActionFile | str]:
-    def fetch(owner: str, repo: str, subpath: str, ref: str) -> ActionFile | str:
-        name = "/".join(part for part in (owner, repo, subpath) if part)
-        return case.actions.get(f"{name}@{ref}", "missing")
-
-    return fetch

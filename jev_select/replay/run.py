@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import concurrent.futures
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import attrs
 
 from .. import contracts as c
 from ..app.pipeline import RunContext, run_plan_pipeline
+from ..core.convert import register_document, unstructure
 from ..core.inputs import parse_inputs
 from ..core.jsonutil import (
     canonical_json,
@@ -22,9 +21,12 @@ from ..core.jsonutil import (
     strict_loads,
 )
 from ..core.models import Commits, Inputs
+from ..core.report_v5 import ReportV5, report_json
 from ..edges import jev_client
 from ..edges.environment import temp_root
+from ..edges.files import write_atomically
 from ..edges.jev_client import Sender
+from ..edges.metadata_lookup import SnapshotLookups
 from ..errors import InputError
 from .corpus import (
     CAMPAIGN_FILE,
@@ -38,13 +40,12 @@ from .corpus import (
     load_corpus,
     read_json,
 )
-from .metrics import CaseOutcome, ReplayResult, compute_metrics
+from .metrics import CaseOutcome, MetricRow, ReplayResult, compute_metrics
 from .recordings import (
     RecordedTransport,
     Recording,
     RecordingTransport,
     load_recordings,
-    snapshot_fetcher,
     synthetic_sender,
 )
 
@@ -93,7 +94,7 @@ def _analyse(
     *,
     environ: Mapping[str, str],
     temp: str,
-) -> Mapping[str, Any]:
+) -> ReportV5:
     run = RunContext(
         commits=Commits(
             base_sha=repository.base_sha,
@@ -107,13 +108,13 @@ def _analyse(
         temp_root=temp,
         environ=environ,
         provenance_repository=c.LOCAL_REPOSITORY_NAME,
-        fetch_action=snapshot_fetcher(case),
+        lookups=SnapshotLookups(case.actions),
         send=send,
     )
     return run_plan_pipeline(inputs, run, validated_at=time.monotonic()).report
 
 
-def _without_durations(value: Any) -> Any:
+def _without_durations(value: object) -> object:
     if isinstance(value, dict):
         return {
             key: _without_durations(item)
@@ -125,9 +126,9 @@ def _without_durations(value: Any) -> Any:
     return value
 
 
-def expected_of(outcome: CaseOutcome) -> dict[str, Any]:
+def expected_of(outcome: CaseOutcome) -> dict[str, object]:
     """The recorded result of a case: observation facts once, plans per threshold."""
-    first = next(iter(outcome.reports.values()))
+    first = report_json(next(iter(outcome.reports.values())))
     return {
         _DIFF_HASH: first[_DIFF_HASH],
         c.REPORT_FIELD_MODEL: first[c.REPORT_FIELD_MODEL],
@@ -136,17 +137,20 @@ def expected_of(outcome: CaseOutcome) -> dict[str, Any]:
         _OBSERVATION: _without_durations(first[_OBSERVATION]),
         "plans": {
             format_number(threshold): {
-                c.REPORT_FIELD_STATUS: report[c.REPORT_FIELD_STATUS],
-                c.REPORT_FIELD_TASKS: report[c.REPORT_FIELD_TASKS],
+                c.REPORT_FIELD_STATUS: report.status,
+                c.REPORT_FIELD_TASKS: report_json(report)[c.REPORT_FIELD_TASKS],
             }
             for threshold, report in outcome.reports.items()
         },
     }
 
 
-def _observation_consistent(reports: Mapping[float, Mapping[str, Any]]) -> bool:
+def _observation_consistent(reports: Mapping[float, ReportV5]) -> bool:
     """The observation never depends on the threshold; if it did, something was not replayed."""
-    seen = {canonical_json(_without_durations(report[_OBSERVATION])) for report in reports.values()}
+    seen = {
+        canonical_json(_without_durations(report_json(report)[_OBSERVATION]))
+        for report in reports.values()
+    }
     return len(seen) == 1
 
 
@@ -159,9 +163,9 @@ def run_case(
     api_base_url: str | None,
     environ: Mapping[str, str],
     temp: str,
-) -> dict[float, Mapping[str, Any]]:
+) -> dict[float, ReportV5]:
     """Reports of ``case`` at every threshold; ``send_for`` gives the transport to use."""
-    reports: dict[float, Mapping[str, Any]] = {}
+    reports: dict[float, ReportV5] = {}
     with CaseRepository(case, temp_root=temp, environ=environ) as repository:
         for threshold in thresholds:
             inputs = _case_inputs(
@@ -174,10 +178,10 @@ def run_case(
 
 
 def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all, creating missing parent directories."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8", newline="\n")
-    os.replace(temporary, path)
+    # Campaign files are committed to the repository: the usual mode, not a private one.
+    write_atomically(path, text, prefix=".jev-select-replay-", private=False)
 
 
 def _write_case_campaign(
@@ -193,14 +197,31 @@ def _write_case_campaign(
     write_text(directory / EXPECTED_FILE, pretty_json(expected_of(outcome)) + "\n")
 
 
-def _campaign_document(result: ReplayResult, model: str) -> dict[str, Any]:
-    return {
-        "version": CAMPAIGN_VERSION,
-        "synthetic": result.synthetic_answers == result.answers,
-        c.REPORT_FIELD_MODEL: model,
-        "cases": [outcome.case.id for outcome in result.outcomes],
-        "metrics": result.metrics,
-    }
+@attrs.frozen
+class _Campaign:
+    """The campaign file: what the stored answers were recorded for, and the figures they gave."""
+
+    version: int
+    synthetic: bool
+    model: str
+    cases: tuple[str, ...]
+    metrics: tuple[MetricRow, ...]
+
+
+register_document(_Campaign)
+
+
+def _campaign_document(result: ReplayResult, model: str) -> dict[str, object]:
+    document = _Campaign(
+        version=CAMPAIGN_VERSION,
+        synthetic=result.synthetic_answers == result.answers,
+        model=model,
+        cases=tuple(outcome.case.id for outcome in result.outcomes),
+        metrics=tuple(result.metrics),
+    )
+    value = unstructure(document)
+    assert isinstance(value, dict)  # an attrs class always unstructures to an object
+    return value
 
 
 def _check_expected(campaign: Path, outcome: CaseOutcome) -> None:
@@ -235,7 +256,7 @@ class _RunSettings:
 
 def _run(
     case: Case, send_for: Callable[[Case, Inputs], Sender], settings: _RunSettings
-) -> dict[float, Mapping[str, Any]]:
+) -> dict[float, ReportV5]:
     return run_case(
         case,
         send_for,
@@ -329,9 +350,7 @@ def replay_corpus(
     with concurrent.futures.ThreadPoolExecutor(max_workers=_WORKERS) as executor:
         outcomes = list(executor.map(one, cases))
     model = (
-        next(iter(outcomes[-1].reports.values()))[c.REPORT_FIELD_MODEL]["expected"]
-        if outcomes
-        else c.DEFAULT_MODEL
+        next(iter(outcomes[-1].reports.values())).model.expected if outcomes else c.DEFAULT_MODEL
     )
     result = _summarise(outcomes, thresholds)
     if record is not None and not only:

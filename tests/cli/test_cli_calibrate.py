@@ -5,14 +5,19 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from support.calibration import ALL_PAIRS, REPORT_A, RESULTS_A, write_measurement
 
 from jev_select import contracts as c
 from jev_select.cli import main
-from jev_select.core.calibrate import Measurement, calibrate, calibration_markdown
+from jev_select.core.calibrate import (
+    Calibration,
+    Measurement,
+    calibrate,
+    calibration_json,
+    calibration_markdown,
+)
 from jev_select.core.report import report_text
 
 
@@ -34,14 +39,14 @@ def _pairs(tmp_path: Path) -> list[str]:
     return args
 
 
-def _expected() -> dict[str, Any]:
+def _expected() -> Calibration:
     return calibrate([Measurement(report, results) for report, results in ALL_PAIRS])
 
 
 def test_json_from_pairs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "calibrate", *_pairs(tmp_path), "--format", "json")
     assert (code, err) == (0, "")
-    assert json.loads(out) == _expected()
+    assert json.loads(out) == calibration_json(_expected())
     first = json.loads(out)["thresholds"][0]
     assert list(first) == [
         "threshold",

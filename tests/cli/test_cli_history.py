@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.fakegithub import FakeGitHub
 from support.fakejev import FakeJev
 from support.gitrepo import GitRepo
 
@@ -262,6 +263,32 @@ def test_with_a_key_each_change_is_planned_in_shadow_mode(
     assert "history-key-sentinel" not in stdout + stderr
 
 
+def test_with_a_key_each_change_is_collected_once(
+    history: History,
+    environment: Path,
+    tmp_path: Path,
+    jev: FakeJev,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The preview that counts the requests already collected, resolved and grouped each
+    # change; planning it must send what was grouped there, not fetch and read it all again.
+    from jev_select.app import pipeline
+
+    collected: list[str] = []
+    collect = pipeline._collect
+
+    def counting(inputs: Any, run: pipeline.RunContext) -> Any:
+        collected.append(run.commits.head_sha)
+        return collect(inputs, run)
+
+    monkeypatch.setattr(pipeline, "_collect", counting)
+    code, _, stderr = run(capsys, *_keyed(environment, history, jev, tmp_path / "out"))
+    assert code == 0, stderr
+    assert sorted(collected) == sorted([history.first, history.second])
+    assert len(jev.requests) == 2
+
+
 def test_many_requests_need_yes(
     history: History,
     environment: Path,
@@ -353,3 +380,50 @@ def test_no_changes_and_no_repository(
     )
     assert code == 1
     assert stderr == c.HISTORY_FAILURE_TEMPLATE.format(code=c.HISTORY_NO_CHANGES) + "\n"
+
+
+def test_without_consent_no_action_or_reusable_workflow_is_looked_up(
+    environment: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    workflow = (
+        "on: pull_request\njobs:\n"
+        "  call:\n    uses: octo-org/shared/.github/workflows/build.yml@main\n"
+        "  unit:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: acme/setup@v1\n"
+    )
+    repo = GitRepo.init(tmp_path / "calls")
+    root = repo.commit({".github/workflows/ci.yml": workflow, "src/a.py": "a\n"})
+    feature = repo.commit({"src/a.py": "b\n"}, parents=[root], branch=None)
+    repo.merge(root, feature, message="Merge pull request #4 from someone/a", branch="main")
+    environment.write_text(
+        "ci:\n  description: Runs CI.\n  jobs:\n    - workflow: .github/workflows/ci.yml\n", "utf-8"
+    )
+    with FakeGitHub(tls=True) as github:
+        github.add_action("acme/setup", "v1", {"action.yml": "name: Setup\n"})
+        github.add_action(
+            "octo-org/shared", "main", {".github/workflows/build.yml": "on: workflow_call\n"}
+        )
+        assert github.ca_bundle is not None
+        monkeypatch.setenv(c.GITHUB_API_URL_ENV, github.url)
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", github.ca_bundle)
+        code, stdout, stderr = run(
+            capsys,
+            "history",
+            "--tasks-file",
+            str(environment),
+            "--repo",
+            str(repo.path),
+            "--format",
+            "json",
+            "--out",
+            str(tmp_path / "out"),
+        )
+        asked = list(github.requests)
+    assert (code, stderr) == (0, "")
+    assert asked == []
+    assert json.loads(stdout)["summary"]["gaps"] == {
+        c.GAP_REUSABLE_WORKFLOW_UNRESOLVED.name: 1,
+        c.GAP_ACTION_METADATA_MISSING.name: 1,
+    }

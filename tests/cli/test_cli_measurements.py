@@ -25,8 +25,9 @@ from support.calibration import (
 
 from jev_select import contracts as c
 from jev_select.cli import main
-from jev_select.core.calibrate import Measurement, calibrate
+from jev_select.core.calibrate import Measurement, calibrate, calibration_json
 from jev_select.core.report import validate_report
+from jev_select.core.results import parse_results
 from jev_select.core.shadow import AnalysisError, analyze_shadow
 from jev_select.edges.readers import read_measurement
 
@@ -108,8 +109,10 @@ def test_every_pair_one_accepts_the_other_accepts(
     report, results = ALL_PAIRS[pair]
     arguments = write_measurement(tmp_path, report, results)
     measurement = read_measurement(*arguments)
-    assert measurement == Measurement(report, results)
+    typed_results = parse_results(results)
+    assert typed_results is not None
+    assert measurement == Measurement(report, typed_results)
     assert main(["analyze", *arguments]) == 0
     assert json.loads(capsys.readouterr().out) == analyze_shadow(report, results)
     assert main(["calibrate", *arguments, "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out) == calibrate([measurement])
+    assert json.loads(capsys.readouterr().out) == calibration_json(calibrate([measurement]))

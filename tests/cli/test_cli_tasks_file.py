@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
 from support.cliutil import API_KEY_SENTINEL, TOKEN_SENTINEL, CliRun, GitHubEnv

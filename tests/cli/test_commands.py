@@ -13,7 +13,6 @@ from support.reports import make_report
 
 from jev_select import contracts as c
 from jev_select.cli import main
-from jev_select.cli.read_block import plan_json
 from jev_select.core.plan_block import read_plan_block, render_plan_block
 from jev_select.core.report import report_text
 from jev_select.version import __version__
@@ -98,7 +97,7 @@ def test_round_trip_through_a_comment(tmp_path: Path, capsys: pytest.CaptureFixt
     assert plan["engineVersion"] == __version__
     parsed = read_plan_block(block)
     assert parsed is not None
-    assert plan_json(parsed) == plan
+    assert parsed.to_json() == plan
 
 
 def test_read_block_from_standard_input(

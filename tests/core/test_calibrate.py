@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Any
 
 import pytest
 from support.calibration import (
@@ -23,8 +22,10 @@ from support.calibration import (
 
 from jev_select import contracts as c
 from jev_select.core.calibrate import (
+    Calibration,
     Measurement,
     calibrate,
+    calibration_json,
     calibration_markdown,
     calibration_table,
     clopper_pearson_upper,
@@ -32,7 +33,9 @@ from jev_select.core.calibrate import (
     redecide,
     regularized_beta,
 )
-from jev_select.core.shadow import AnalysisError, analyze_shadow
+from jev_select.core.convert import unstructure
+from jev_select.core.report_v5 import parse_report
+from jev_select.core.shadow import AnalysisError, analyze_shadow, shadow_analysis
 
 MEASUREMENTS = [Measurement(report, res) for report, res in ALL_PAIRS]
 
@@ -62,11 +65,11 @@ EXPECTED = [
 
 def test_every_threshold_matches_the_hand_computed_figures() -> None:
     view = calibrate(MEASUREMENTS)
-    assert [row["threshold"] for row in view["thresholds"]] == list(c.CALIBRATE_THRESHOLDS)
+    assert [row.threshold for row in view.thresholds] == list(c.CALIBRATE_THRESHOLDS)
     for row, (threshold, skip, minutes, misses, relevant) in zip(
-        view["thresholds"], EXPECTED, strict=True
+        view.thresholds, EXPECTED, strict=True
     ):
-        assert row == {
+        assert unstructure(row) == {
             "threshold": threshold,
             "changes": 5,
             "tasks_judged": 5,  # A's unit, api, ui and B's x, y; mandatory and forced never
@@ -80,46 +83,46 @@ def test_every_threshold_matches_the_hand_computed_figures() -> None:
 
 def test_too_few_scored_changes_recommend_nothing() -> None:
     view = calibrate(MEASUREMENTS)
-    assert view["recommended"] is None
+    assert view.recommended is None
     # Only A and B were judged by scores.
-    assert view["note"] == c.CALIBRATE_NOTE_TOO_FEW.format(scored=2, minimum=30)
-    assert list(view) == ["thresholds", "recommended", "note"]
+    assert view.note == c.CALIBRATE_NOTE_TOO_FEW.format(scored=2, minimum=30)
+    assert list(calibration_json(view)) == ["thresholds", "recommended", "note"]
 
 
 def test_the_highest_safe_threshold_is_recommended() -> None:
     view = calibrate(MEASUREMENTS[:2] * 15)  # 30 scored changes
-    assert view["recommended"] == 0.05  # 0.1 skips ui, labelled relevant; 0.2 misses a regression
-    assert view["note"] == c.CALIBRATE_NOTE_RECOMMENDED.format(scored=30)
-    row = view["thresholds"][2]
-    assert (row["would_skip"], row["regression_miss_upper_bound"]) == (30, _bound(0, 30))
+    assert view.recommended == 0.05  # 0.1 skips ui, labelled relevant; 0.2 misses a regression
+    assert view.note == c.CALIBRATE_NOTE_RECOMMENDED.format(scored=30)
+    row = view.thresholds[2]
+    assert (row.would_skip, row.regression_miss_upper_bound) == (30, _bound(0, 30))
 
 
 def test_no_safe_threshold() -> None:
     view = calibrate(MEASUREMENTS[:2] * 15, [0.2, 0.5])
-    assert view["recommended"] is None
-    assert view["note"] == c.CALIBRATE_NOTE_NONE_SAFE.format(scored=30)
+    assert view.recommended is None
+    assert view.note == c.CALIBRATE_NOTE_NONE_SAFE.format(scored=30)
 
 
 def test_equality_at_the_threshold_keeps_the_task() -> None:
-    assert redecide(REPORT_A, 0.02).would_skip == ()
-    assert redecide(REPORT_A, 0.020000000000000004).would_skip == ("api",)
-    assert redecide(REPORT_A, 0.05).would_skip == ("api",)
-    assert redecide(REPORT_B, 0.3).would_skip == ("y",)
+    assert redecide(parse_report(REPORT_A), 0.02).would_skip == ()
+    assert redecide(parse_report(REPORT_A), 0.020000000000000004).would_skip == ("api",)
+    assert redecide(parse_report(REPORT_A), 0.05).would_skip == ("api",)
+    assert redecide(parse_report(REPORT_B), 0.3).would_skip == ("y",)
 
 
 def test_threshold_zero_never_skips() -> None:
     zero = observed_report({"x": (True, ["jev-at-or-above-threshold"])}, [{"x": 0.0}])
-    assert redecide(zero, 0.0).would_skip == ()
-    assert redecide(zero, 0.01).would_skip == ("x",)
+    assert redecide(parse_report(zero), 0.0).would_skip == ()
+    assert redecide(parse_report(zero), 0.01).would_skip == ("x",)
 
 
 def test_forced_and_mandatory_tasks_never_skip() -> None:
     for threshold in (0.5, 1.0):
-        assert "lint" not in redecide(REPORT_A, threshold).would_skip
-        assert "docs" not in redecide(REPORT_A, threshold).would_skip
-        assert redecide(REPORT_C, threshold).would_skip == ()
-        assert redecide(REPORT_E, threshold).would_skip == ()
-    assert redecide(REPORT_C, 1.0).judged == ()
+        assert "lint" not in redecide(parse_report(REPORT_A), threshold).would_skip
+        assert "docs" not in redecide(parse_report(REPORT_A), threshold).would_skip
+        assert redecide(parse_report(REPORT_C), threshold).would_skip == ()
+        assert redecide(parse_report(REPORT_E), threshold).would_skip == ()
+    assert redecide(parse_report(REPORT_C), 1.0).judged == ()
 
 
 def test_metadata_unavailable_tasks_stay_mandatory() -> None:
@@ -127,13 +130,13 @@ def test_metadata_unavailable_tasks_stay_mandatory() -> None:
         {"x": (True, ["metadata-unavailable"]), "y": (False, ["jev-below-threshold"])},
         [{"x": 0.0, "y": 0.0}],
     )
-    assert redecide(report, 0.5).would_skip == ("y",)
-    assert redecide(report, 0.5).judged == ("y",)
+    assert redecide(parse_report(report), 0.5).would_skip == ("y",)
+    assert redecide(parse_report(report), 0.5).judged == ("y",)
 
 
 def test_an_incomplete_observation_never_skips() -> None:
     for threshold in c.CALIBRATE_THRESHOLDS:
-        assert redecide(REPORT_D, threshold).would_skip == ()
+        assert redecide(parse_report(REPORT_D), threshold).would_skip == ()
     # analyze reads the stored proposal and counts x: the one documented difference.
     assert analyze_shadow(
         REPORT_D, results({"x": ("success", 1, None), "y": ("success", 1, None)})
@@ -152,30 +155,30 @@ def test_a_candidate_without_a_decision_makes_the_change_run() -> None:
         },
         [{"x": 0.0, "y": 0.0, "z": 0.4}, {"x": 0.0, "y": 0.0}],
     )
-    assert redecide(report, 0.05).would_skip == ("x", "y")
-    assert redecide(report, 0.5).would_skip == ()
-    assert redecide(report, 0.5).judged == ("x", "y")
+    assert redecide(parse_report(report), 0.05).would_skip == ("x", "y")
+    assert redecide(parse_report(report), 0.5).would_skip == ()
+    assert redecide(parse_report(report), 0.5).judged == ("x", "y")
 
 
 @pytest.mark.parametrize("pair", range(len(ALL_PAIRS)))
 def test_at_the_reports_own_threshold_it_agrees_with_analyze(pair: int) -> None:
     report, res = ALL_PAIRS[pair]
-    analysis = analyze_shadow(report, res)
-    again = redecide(report, report["skip_below"])
+    analysis = shadow_analysis(report, res)
+    again = redecide(parse_report(report), report["skip_below"])
     if report["observation"] is not None and report["observation"]["status"] == "incomplete":
         assert again.would_skip == ()  # see test_an_incomplete_observation_never_skips
-    elif analysis["fallback"]:
-        assert again.would_skip == () == tuple(analysis["tasks_would_skip"])
+    elif analysis.fallback:
+        assert again.would_skip == () == analysis.tasks_would_skip
     else:
-        assert list(again.would_skip) == analysis["tasks_would_skip"]
-    row = calibrate([Measurement(report, res)], [report["skip_below"]])["thresholds"][0]
+        assert again.would_skip == analysis.tasks_would_skip
+    row = calibrate([Measurement(report, res)], [report["skip_below"]]).thresholds[0]
     if report is not REPORT_D:
-        assert row["would_skip"] == len(analysis["tasks_would_skip"])
-        assert row["minutes_saved"] * 60_000 == analysis["duration_ms_would_skip"]
-        assert row["failures_would_miss"] == {
-            name: len(ids) for name, ids in analysis["failures_would_miss"].items()
+        assert row.would_skip == len(analysis.tasks_would_skip)
+        assert row.minutes_saved * 60_000 == analysis.duration_ms_would_skip
+        assert row.failures_would_miss == {
+            name: len(ids) for name, ids in analysis.failures_would_miss.items()
         }
-        assert row["manually_relevant_would_skip"] == len(analysis["manually_relevant_would_skip"])
+        assert row.manually_relevant_would_skip == len(analysis.manually_relevant_would_skip)
 
 
 def test_a_measurement_analyze_refuses_is_refused() -> None:
@@ -195,8 +198,8 @@ def test_proposals_that_do_not_follow_from_the_scores_are_refused() -> None:
 
 
 def test_results_without_a_classification_count_as_unknown() -> None:
-    row = calibrate([Measurement(REPORT_B, RESULTS_B)], [0.5])["thresholds"][0]
-    assert row["failures_would_miss"] == _misses(unknown=1)
+    row = calibrate([Measurement(REPORT_B, RESULTS_B)], [0.5]).thresholds[0]
+    assert row.failures_would_miss == _misses(unknown=1)
 
 
 @pytest.mark.parametrize(
@@ -266,7 +269,7 @@ def test_regularized_beta_matches_the_binomial_sum() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _view() -> dict[str, Any]:
+def _view() -> Calibration:
     return calibrate(MEASUREMENTS, [0.05, 0.5])
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jev_select.core.convert import DocumentError, structure, unstructure
+from jev_select.core.convert import DocumentError, register_document, structure, unstructure
 from jev_select.errors import JevSelectError
 
 
@@ -74,6 +74,7 @@ SECRET = "sk-do-not-echo"
         (("items", 1, "score"), float("nan"), "$.items[1].score", "a finite number"),
         (("items", 1, "score"), float("inf"), "$.items[1].score", "a finite number"),
         (("items", 1, "score"), True, "$.items[1].score", "a finite number"),
+        (("items", 1, "score"), 10**400, "$.items[1].score", "a finite number"),
         (("items", 0, "count"), True, "$.items[0].count", "an integer"),
         (("items", 0, "count"), 2.0, "$.items[0].count", "an integer"),
         (("items", 0, "count"), "2", "$.items[0].count", "an integer"),
@@ -139,3 +140,23 @@ def test_any_document_survives_json_and_back(sample: Sample) -> None:
     text = json.dumps(unstructure(sample))
     assert structure(json.loads(text), Sample) == sample
     assert json.dumps(unstructure(structure(json.loads(text), Sample))) == text
+
+
+@attrs.frozen(kw_only=True)
+class Renamed:
+    first_name: str
+    nick_name: str | None = None
+
+
+register_document(Renamed, keys={"first_name": "firstName"}, optional=("nick_name",))
+
+
+def test_a_registered_document_is_spelt_by_its_keys_in_failures_too() -> None:
+    assert structure({"firstName": "a"}, Renamed) == Renamed(first_name="a")
+    assert unstructure(Renamed(first_name="a")) == {"firstName": "a"}
+    with pytest.raises(DocumentError) as caught:
+        structure({"firstName": 3}, Renamed)
+    assert caught.value.path == "$.firstName"
+    with pytest.raises(DocumentError) as caught:
+        structure({"firstName": "a", "nick_name": None}, Renamed)
+    assert caught.value.path == "$.nick_name"

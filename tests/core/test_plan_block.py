@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from test_report import BASE, HEAD, SELECTION, TESTED, make_report, planned_report
 
 from jev_select import contracts as c
-from jev_select.core.jsonutil import code_unit_key
+from jev_select.core.convert import DocumentError, structure
+from jev_select.core.jsonutil import code_unit_key, pretty_json
 from jev_select.core.models import Plan, TaskDecision, frozen_mapping
 from jev_select.core.plan_block import PlanBlock, read_plan_block, render_plan_block
 
@@ -32,7 +33,7 @@ def report_for(run: dict[str, bool], *, mode: str, status: str) -> dict[str, Any
         )
         for task_id, runs in run.items()
     }
-    plan = Plan(mode=mode, status=status, decisions=frozen_mapping(decisions))
+    plan = Plan(mode=c.Mode(mode), status=c.Status(status), decisions=frozen_mapping(decisions))
     return make_report(plan)
 
 
@@ -324,3 +325,88 @@ def test_reader_never_raises_on_arbitrary_text(text: str) -> None:
     framed = read_plan_block(MARKER + "\n" + text)
     assert framed is None or isinstance(framed, PlanBlock)
     assert read_plan_block(text) is None
+
+
+# --------------------------------------------------------------------------------------------
+# The typed block and the converter, against the schema
+# --------------------------------------------------------------------------------------------
+
+SCHEMA_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+
+@settings(max_examples=100, deadline=None)
+@given(plans(), st.text(min_size=1, max_size=20))
+def test_a_block_read_back_writes_the_same_json(
+    plan: tuple[dict[str, bool], str, str], engine_version: str
+) -> None:
+    run, mode, status = plan
+    text = render_plan_block(report_for(run, mode=mode, status=status), engine_version)
+    written = payload(text)
+    block = read_plan_block(text)
+    assert block is not None
+    assert SCHEMA_VALIDATOR.is_valid(block.to_json())
+    # Same keys, same order, same values: the same bytes once encoded.
+    assert pretty_json(block.to_json()) == pretty_json(written)
+    assert structure(block.to_json(), PlanBlock) == block
+
+
+def test_to_json_is_the_block_in_its_own_key_names() -> None:
+    block = read_plan_block(render_plan_block(planned_report(), "0.1.0"))
+    assert block is not None
+    assert list(block.to_json()) == list(SCHEMA["required"])
+    assert list(block.to_json())[-4:] == [
+        c.PLAN_BLOCK_FIELD_MODE,
+        c.PLAN_BLOCK_FIELD_STATUS,
+        c.PLAN_BLOCK_FIELD_RUN,
+        c.PLAN_BLOCK_FIELD_SELECTED,
+    ]
+    assert block.to_json()["run"] == dict(block.run)
+    assert block.to_json()["selected"] == list(block.selected)
+
+
+# Values of another JSON type than the schema's for each key: the schema and the converter must
+# both refuse every one of them (the reader then reads no block at all).
+WRONG_TYPES = [
+    ("schemaVersion", "1"),
+    ("schemaVersion", True),
+    ("schemaVersion", None),
+    ("engineVersion", 1),
+    ("reportVersion", 5.5),
+    ("testedSha", ["a" * 40]),
+    ("baseSha", None),
+    ("headSha", 40),
+    ("selectionHash", {"hash": "e" * 64}),
+    ("mode", False),
+    ("status", None),
+    ("run", []),
+    ("run", {"unit": 1}),
+    ("run", {"unit": None}),
+    ("selected", "unit"),
+    ("selected", [1]),
+]
+
+
+@pytest.mark.parametrize(("key", "value"), WRONG_TYPES)
+def test_the_converter_refuses_what_the_schema_refuses(key: str, value: object) -> None:
+    document = valid_payload(**{key: value})
+    assert not SCHEMA_VALIDATOR.is_valid(document)
+    with pytest.raises(DocumentError):
+        structure(document, PlanBlock)
+    assert read_plan_block(frame(document)) is None
+
+
+@pytest.mark.parametrize("key", list(SCHEMA["required"]))
+def test_a_missing_key_is_refused_by_both(key: str) -> None:
+    document = valid_payload()
+    del document[key]
+    assert not SCHEMA_VALIDATOR.is_valid(document)
+    with pytest.raises(DocumentError):
+        structure(document, PlanBlock)
+
+
+def test_an_unknown_key_is_accepted_by_both_as_the_schema_says() -> None:
+    document = valid_payload(laterField=[1, 2])
+    assert SCHEMA_VALIDATOR.is_valid(document)
+    block = structure(document, PlanBlock)
+    assert "laterField" not in block.to_json()
+    assert block == read_plan_block(frame(valid_payload()))

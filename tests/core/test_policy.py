@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from jev_select import contracts as c
 from jev_select.core.models import (
     ChangeFacts,
-    Evaluation,
     ChunkRecord,
+    Evaluation,
     Observation,
     Plan,
     RequestRecord,
@@ -69,8 +69,8 @@ TABLE = table(UNIT, DOCS, CORE)
 def run_decide(
     tasks: TaskTable = TABLE,
     *,
-    mode: str = c.MODE_ENFORCE,
-    bypass: str | None = None,
+    mode: c.Mode = c.MODE_ENFORCE,
+    bypass: c.Reason | None = None,
     changed_paths: Sequence[str] | None = ("src/a.py",),
     collection_error: str | None = None,
     grouping_error: str | None = None,
@@ -296,7 +296,7 @@ def test_planned_applies_the_selection() -> None:
 
 
 @pytest.mark.parametrize("bypass", c.BYPASS_REASONS)
-def test_bypass_keeps_every_task_without_a_proposal(bypass: str) -> None:
+def test_bypass_keeps_every_task_without_a_proposal(bypass: c.Reason) -> None:
     plan = run_decide(bypass=bypass, changed_paths=None, observed=False, group_count=0)
     assert plan.status == c.STATUS_BYPASSED
     assert plan.selected == ("core", "docs", "unit")

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from jev_select import contracts as c
-from jev_select.core.evidence import resolve_metadata
+from jev_select.core.evidence import LookupFailure, resolve_metadata
 from jev_select.core.jsonutil import compact_json, strict_loads
 from jev_select.core.models import DiffGroup, JobRef, Task, TaskTable
 from jev_select.core.questions import (
@@ -113,7 +113,8 @@ def test_description_only_evidence_has_four_empty_arrays() -> None:
 
 
 def test_question_shape_texts_and_key_order() -> None:
-    question = build_question(description_only_evidence("Checks types."))
+    # The question is JSON: the test reads it as the request body does.
+    question: dict[str, Any] = build_question(description_only_evidence("Checks types."))
     assert list(question) == ["type", "instructions", "criteria"]
     assert question["type"] == c.QUESTION_TYPE
     assert list(question["instructions"]) == ["judgment", "scope", "task"]
@@ -126,7 +127,8 @@ def test_question_shape_texts_and_key_order() -> None:
 def test_question_sorts_evidence_recursively_and_keeps_array_order() -> None:
     evidence = rich_evidence()
     snapshot = json.dumps(evidence)
-    task = build_question(evidence)["instructions"]["task"]
+    question: dict[str, Any] = build_question(evidence)
+    task = question["instructions"]["task"]
     assert json.dumps(evidence) == snapshot  # the caller's object is left alone
     assert list(task) == [
         "actions",
@@ -148,14 +150,18 @@ def test_question_sorts_evidence_recursively_and_keeps_array_order() -> None:
 
 def test_questions_are_keyed_in_code_unit_order() -> None:
     ids = ["b", "B", "_x", "a-1", "a_1", "Z9", "a"]
-    questions = build_questions({task_id: description_only_evidence(task_id) for task_id in ids})
+    questions: dict[str, Any] = build_questions(
+        {task_id: description_only_evidence(task_id) for task_id in ids}
+    )
     assert list(questions) == ["B", "Z9", "_x", "a", "a-1", "a_1", "b"]
     assert questions["a_1"]["instructions"]["task"]["description"] == "a_1"
 
 
 def test_state_key_order_and_values() -> None:
     piece = group(index=2, start_byte=100, end_byte=180, context="diff --git a/x b/x\n")
-    state = build_state(base_sha=BASE, head_sha=HEAD, tested_sha=TESTED, group=piece, total=5)
+    state: dict[str, Any] = build_state(
+        base_sha=BASE, head_sha=HEAD, tested_sha=TESTED, group=piece, total=5
+    )
     assert list(state) == [
         "base_sha",
         "head_sha",
@@ -290,12 +296,14 @@ def test_schema_accepts_the_empty_job_id_metadata_can_produce() -> None:
     resolved = resolve_metadata(
         table,
         read_file={workflow: b"jobs:\n  ~:\n    steps:\n      - run: make\n"}.get,
-        fetch_action=lambda *_: "missing",
+        fetch_action=lambda *_: LookupFailure.MISSING,
         repository="owner/repo",
         commit=BASE,
     )
     evidence = resolved.evidence["unit"].evidence
-    assert [job["id"] for job in evidence["jobs"]] == [""]
+    jobs = evidence["jobs"]
+    assert isinstance(jobs, list)
+    assert [job["id"] for job in jobs] == [""]
     state = build_state(base_sha=BASE, head_sha=HEAD, tested_sha=TESTED, group=group(), total=1)
     body = strict_loads(request_body(c.DEFAULT_MODEL, state, build_questions({"unit": evidence})))
     VALIDATOR.validate(body)

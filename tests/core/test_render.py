@@ -20,6 +20,7 @@ from test_report import (
 )
 
 from jev_select import contracts as c
+from jev_select.core.convert import DocumentError
 from jev_select.core.jsonutil import code_unit_key
 from jev_select.core.models import Plan, Task, TaskDecision, TaskTable, frozen_mapping
 from jev_select.core.plan_block import read_plan_block
@@ -59,10 +60,10 @@ def test_outputs_for_a_mixed_plan() -> None:
         status=c.STATUS_PLANNED,
         decisions=frozen_mapping(
             {
-                "helm": TaskDecision(False, False, ("jev-below-threshold",)),
-                "build": TaskDecision(True, True, ("always",)),
-                "e2e-net": TaskDecision(True, True, ("jev-at-or-above-threshold",)),
-                "Docs": TaskDecision(False, False, ("jev-below-threshold",)),
+                "helm": TaskDecision(False, False, (c.REASON_JEV_BELOW_THRESHOLD,)),
+                "build": TaskDecision(True, True, (c.REASON_ALWAYS,)),
+                "e2e-net": TaskDecision(True, True, (c.REASON_JEV_AT_OR_ABOVE_THRESHOLD,)),
+                "Docs": TaskDecision(False, False, (c.REASON_JEV_BELOW_THRESHOLD,)),
             }
         ),
     )
@@ -315,8 +316,8 @@ def big_report(
     *,
     runs: bool,
     groups: int,
-    reasons: tuple[str, ...],
-    status: str = c.STATUS_PLANNED,
+    reasons: tuple[c.Reason, ...],
+    status: c.Status = c.STATUS_PLANNED,
 ) -> dict[str, Any]:
     ids = [f"t{i:05d}".ljust(id_length, "_") for i in range(count)]
     tasks = TaskTable(tuple(Task(id=task_id, description="d") for task_id in ids))
@@ -366,7 +367,7 @@ def test_group_table_is_dropped_first() -> None:
         6,
         runs=True,
         groups=20,
-        reasons=("jev-at-or-above-threshold", "chunked-observation"),
+        reasons=(c.REASON_JEV_AT_OR_ABOVE_THRESHOLD, c.REASON_CHUNKED_OBSERVATION),
     )
     summary = render_summary(report, engine_version="0.1.0")
     assert size(summary.text) <= c.SUMMARY_MAX_BYTES
@@ -386,7 +387,7 @@ def test_task_rows_are_cut_with_a_count_line_and_the_block_survives() -> None:
         64,
         runs=False,
         groups=3,
-        reasons=("jev-below-threshold", "chunked-observation"),
+        reasons=(c.REASON_JEV_BELOW_THRESHOLD, c.REASON_CHUNKED_OBSERVATION),
     )
     summary = render_summary(report, engine_version="0.1.0")
     text = summary.text
@@ -415,7 +416,7 @@ def test_task_rows_are_cut_with_a_count_line_and_the_block_survives() -> None:
 
 def test_an_oversized_plan_block_is_omitted() -> None:
     report = big_report(
-        5000, 64, runs=True, groups=0, reasons=("missing-api-key",), status=c.STATUS_BYPASSED
+        5000, 64, runs=True, groups=0, reasons=(c.REASON_MISSING_API_KEY,), status=c.STATUS_BYPASSED
     )
     summary = render_summary(report, engine_version="0.1.0")
     assert summary.plan_block_omitted
@@ -476,11 +477,11 @@ def test_terminal_rendering_shows_the_collection_cost() -> None:
         report["durations_ms"]["collection"] = milliseconds
         lines = render_terminal(report, "r.json").splitlines()
         assert lines[-2] == f"collection: {shown} ms"
+    # The schema makes the collection cost a number: a report without one is not rendered.
     report["durations_ms"]["collection"] = None
-    assert render_terminal(report, "r.json").splitlines()[-2:] == [
-        "TASK  RUN  PROPOSED  REASONS  DETAILS",
-        "report: r.json",
-    ]
+    with pytest.raises(DocumentError) as refused:
+        render_terminal(report, "r.json")
+    assert refused.value.path == "$.durations_ms.collection"
 
 
 def test_terminal_details_name_the_matched_pattern() -> None:

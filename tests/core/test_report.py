@@ -33,6 +33,7 @@ from jev_select.core.models import (
 )
 from jev_select.core.policy import decide, score_decisions
 from jev_select.core.report import build_report, report_text, validate_report
+from jev_select.core.report_v5 import ReportV5, report_json
 from jev_select.errors import PlanningFailure
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,8 +183,8 @@ def job_metadata_entry(workflow: str = ".github/workflows/ci.yml") -> Mapping[st
 
 def make_plan(
     *,
-    mode: str = c.MODE_ENFORCE,
-    bypass: str | None = None,
+    mode: c.Mode = c.MODE_ENFORCE,
+    bypass: c.Reason | None = None,
     changed_paths: Sequence[str] | None = ("src/app.py",),
     collection_error: str | None = None,
     grouping_error: str | None = None,
@@ -216,7 +217,7 @@ def make_plan(
 def make_report(
     plan: Plan,
     *,
-    tested_ref: str = c.TESTED_REF_MERGE,
+    tested_ref: c.TestedRef = c.TESTED_REF_MERGE,
     the_commits: Commits | None = None,
     the_change_set: ChangeSet | None = None,
     observation: Observation | None = None,
@@ -227,6 +228,39 @@ def make_report(
     jev_ms: float | None = None,
     skip_below: float = 0.05,
 ) -> dict[str, Any]:
+    # The JSON value, as the report file holds it: the tests below read and mutate it.
+    report: dict[str, Any] = report_json(
+        make_typed_report(
+            plan,
+            tested_ref=tested_ref,
+            the_commits=the_commits,
+            the_change_set=the_change_set,
+            observation=observation,
+            observation_error=observation_error,
+            job_metadata=job_metadata,
+            model_returned=model_returned,
+            usage=usage,
+            jev_ms=jev_ms,
+            skip_below=skip_below,
+        )
+    )
+    return report
+
+
+def make_typed_report(
+    plan: Plan,
+    *,
+    tested_ref: c.TestedRef = c.TESTED_REF_MERGE,
+    the_commits: Commits | None = None,
+    the_change_set: ChangeSet | None = None,
+    observation: Observation | None = None,
+    observation_error: str | None = None,
+    job_metadata: Mapping[str, Mapping[str, Any]] | None = None,
+    model_returned: str | None = None,
+    usage: Usage | None = None,
+    jev_ms: float | None = None,
+    skip_below: float = 0.05,
+) -> ReportV5:
     return build_report(
         plan,
         RunFacts(
@@ -253,7 +287,7 @@ def bypass_report() -> dict[str, Any]:
     return make_report(plan)
 
 
-def planned_report(mode: str = c.MODE_ENFORCE) -> dict[str, Any]:
+def planned_report(mode: c.Mode = c.MODE_ENFORCE) -> dict[str, Any]:
     observation = whole_observation()
     plan = make_plan(mode=mode, observation=observation)
     return make_report(

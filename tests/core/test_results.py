@@ -9,22 +9,30 @@ from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.fakegithub import FakeGitHub, FakeResponse
 from support.reports import make_report
+from support.strategies import SHAS, TASK_IDS
 
 from jev_select import contracts as c
 from jev_select.cli import main
-from jev_select.core.jsonutil import strict_loads
+from jev_select.core.convert import DocumentError, structure
+from jev_select.core.jsonutil import pretty_json, strict_loads
 from jev_select.core.results import (
     JobOutcome,
+    Results,
     ResultsFailure,
+    TaskResult,
     build_results,
     job_outcome,
     parse_job_map,
+    parse_results,
+    results_json,
     task_for_job,
     validate_results,
 )
-from jev_select.core.shadow import analyze_shadow
+from jev_select.core.shadow import shadow_analysis
 from jev_select.edges.github_api import api_root_from_environment
 from jev_select.version import USER_AGENT
 
@@ -144,7 +152,7 @@ def test_build_results_worst_result_and_summed_duration() -> None:
         outcome("e2e (b)", "failure", 2),
         outcome("plan", "success", 3),
     ]
-    results = build_results(REPORT, jobs)
+    results = results_json(build_results(REPORT, jobs))
     assert results == {
         "tested_sha": TESTED,
         "tasks": {
@@ -161,7 +169,7 @@ def test_build_results_worst_result_and_summed_duration() -> None:
 def test_severity_order() -> None:
     def worst(*results: str) -> str:
         jobs = [outcome(f"unit ({index})", value) for index, value in enumerate(results)]
-        return str(build_results(REPORT, jobs)["tasks"]["unit"]["result"])
+        return build_results(REPORT, jobs).tasks["unit"].result
 
     assert worst("success", "success") == "success"
     assert worst("success", "skipped") == "skipped"
@@ -273,7 +281,7 @@ def test_pagination_matrix_jobs_and_missing_jobs(
         assert request.headers["authorization"] == f"Bearer {TOKEN}"
     # The file is a valid second input of the analyzer.
     shadow = make_report({"unit": False, "lint": True, "docs": False, "e2e": False})
-    assert analyze_shadow(shadow, results)["failures_would_miss"]["unknown"] == ["e2e"]
+    assert shadow_analysis(shadow, results).failures_would_miss["unknown"] == ("e2e",)
 
 
 def test_attempt_map_and_token_variable(
@@ -455,3 +463,128 @@ def test_github_mode_failure_goes_to_stdout(
     code, out, err, _ = run_results(tmp_path, capsys)
     assert (code, err) == (1, "")
     assert out == "::error::" + failure("jobs-unavailable")
+
+
+# ---------------------------------------------------------------------------------------------
+# The typed file and the converter, against the schema
+# ---------------------------------------------------------------------------------------------
+
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+DURATIONS = st.integers(0, 10**12) | st.floats(0, 1e12, allow_nan=False, allow_infinity=False)
+TASK_RESULTS = st.builds(
+    TaskResult,
+    result=st.sampled_from(c.TASK_RESULTS),
+    duration_ms=DURATIONS,
+    classification=st.none() | st.sampled_from(c.FAILURE_CLASSIFICATIONS),
+)
+RESULTS = st.builds(
+    Results,
+    tested_sha=SHAS,
+    tasks=st.dictionaries(TASK_IDS, TASK_RESULTS, max_size=6),
+    relevant_tasks=st.none() | st.lists(TASK_IDS, unique=True, max_size=4),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(RESULTS)
+def test_a_results_file_round_trips_byte_for_byte(results: Results) -> None:
+    text = pretty_json(results_json(results)) + "\n"
+    assert VALIDATOR.is_valid(results_json(results))
+    parsed = parse_results(strict_loads(text))
+    assert parsed == results
+    assert pretty_json(results_json(parsed)) + "\n" == text
+
+
+def test_optional_keys_are_absent_when_none_and_in_place_when_set() -> None:
+    bare = Results(tested_sha=TESTED, tasks={"unit": TaskResult("success", 5)})
+    assert results_json(bare) == {
+        "tested_sha": TESTED,
+        "tasks": {"unit": {"result": "success", "duration_ms": 5}},
+    }
+    labelled = Results(
+        tested_sha=TESTED,
+        tasks={"unit": TaskResult("failure", 5, "flaky")},
+        relevant_tasks=["unit"],
+    )
+    value = results_json(labelled)
+    assert list(value) == ["tested_sha", "tasks", "relevant_tasks"]
+    assert value["tasks"] == {
+        "unit": {"result": "failure", "duration_ms": 5, "classification": "flaky"}
+    }
+    assert value["relevant_tasks"] == ["unit"]
+
+
+def test_a_built_file_is_what_the_command_writes(tmp_path: Path) -> None:
+    # The bytes of a results file of today: key order, integers as integers.
+    text = (
+        '{\n  "tested_sha": "' + TESTED + '",\n  "tasks": {\n    "docs": {\n      "result": '
+        '"skipped",\n      "duration_ms": 0\n    },\n    "e2e": {\n      "result": "skipped",\n'
+        '      "duration_ms": 0\n    },\n    "lint": {\n      "result": "success",\n'
+        '      "duration_ms": 7\n    },\n    "unit": {\n      "result": "skipped",\n'
+        '      "duration_ms": 0\n    }\n  }\n}\n'
+    )
+    built = build_results(REPORT, [outcome("lint", "success", 7)])
+    assert pretty_json(results_json(built)) + "\n" == text
+    assert parse_results(strict_loads(text)) == built
+
+
+GOOD_RESULTS: dict[str, Any] = {
+    "tested_sha": TESTED,
+    "tasks": {"unit": {"result": "failure", "duration_ms": 1.5, "classification": "regression"}},
+    "relevant_tasks": ["unit"],
+}
+
+
+def _changed(path: tuple[str, ...], value: object) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(json.dumps(GOOD_RESULTS))
+    target = document
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    return document
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        pytest.param(("unknown",), 1, id="unknown-key"),
+        pytest.param(("tasks", "unit", "unknown"), 1, id="unknown-task-key"),
+        pytest.param(("tested_sha",), 1, id="sha-number"),
+        pytest.param(("tested_sha",), None, id="sha-null"),
+        pytest.param(("tasks",), [], id="tasks-array"),
+        pytest.param(("tasks", "unit"), "failure", id="task-string"),
+        pytest.param(("tasks", "unit", "result"), 1, id="result-number"),
+        pytest.param(("tasks", "unit", "duration_ms"), "1", id="duration-string"),
+        pytest.param(("tasks", "unit", "duration_ms"), True, id="duration-boolean"),
+        pytest.param(("tasks", "unit", "duration_ms"), None, id="duration-null"),
+        pytest.param(("tasks", "unit", "classification"), None, id="classification-null"),
+        pytest.param(("tasks", "unit", "classification"), 3, id="classification-number"),
+        pytest.param(("relevant_tasks",), None, id="labels-null"),
+        pytest.param(("relevant_tasks",), "unit", id="labels-string"),
+        pytest.param(("relevant_tasks",), [1], id="labels-number"),
+    ],
+)
+def test_the_converter_refuses_what_the_schema_refuses(
+    path: tuple[str, ...], value: object
+) -> None:
+    document = _changed(path, value)
+    assert not VALIDATOR.is_valid(document)
+    with pytest.raises(DocumentError):
+        structure(document, Results)
+    assert parse_results(document) is None
+
+
+@pytest.mark.parametrize("key", ["tested_sha", "tasks"])
+def test_a_missing_key_is_refused_by_both(key: str) -> None:
+    document = _changed((key,), None)
+    del document[key]
+    assert not VALIDATOR.is_valid(document)
+    with pytest.raises(DocumentError):
+        structure(document, Results)
+
+
+def test_the_good_document_is_accepted_by_both() -> None:
+    assert VALIDATOR.is_valid(GOOD_RESULTS)
+    parsed = structure(GOOD_RESULTS, Results)
+    assert parsed.tasks["unit"].classification == "regression"
+    assert results_json(parsed) == GOOD_RESULTS

@@ -6,11 +6,17 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.reports import make_report
+from support.strategies import SHAS
 
 from jev_select import contracts as c
+from jev_select.core.convert import DocumentError, structure, unstructure
+from jev_select.core.jsonutil import pretty_json, strict_loads
 from jev_select.core.rollout import (
     AnswerRefused,
+    Rollout,
     RunOutcome,
     WorkflowRun,
     ci_query_sha,
@@ -18,9 +24,11 @@ from jev_select.core.rollout import (
     rate_limit_wait,
     report_artifact,
     report_fits_run,
+    rollout_document,
     rollout_json,
     rollout_summary,
     rollout_table,
+    rollout_text,
     workflow_reference,
     workflow_run,
 )
@@ -235,8 +243,10 @@ def test_summary_counts_every_outcome_in_order() -> None:
 
 def test_json_lists_runs_in_ascending_order() -> None:
     view = rollout_json(OUTCOMES)
-    assert [run["observer_run"] for run in view["runs"]] == [10, 20, 30, 40, 50, 60]
-    assert view["runs"][0] == {
+    runs = view["runs"]
+    assert isinstance(runs, list)
+    assert [run["observer_run"] for run in runs] == [10, 20, 30, 40, 50, 60]
+    assert runs[0] == {
         "observer_run": 10,
         "outcome": "collected",
         "detail": None,
@@ -270,3 +280,55 @@ def test_table_rows_and_summary_line() -> None:
 def test_a_report_must_be_its_runs_own(event: str, run_head: str, fits: bool) -> None:
     run = ci_run(1, event=event, head_sha=run_head)
     assert report_fits_run(merge_report(), run) is fits
+
+
+# ---------------------------------------------------------------------------------------------
+# The typed JSON output and the converter
+# ---------------------------------------------------------------------------------------------
+
+RUN_OUTCOMES = st.builds(
+    RunOutcome,
+    observer_run=st.integers(1, 2**53),
+    outcome=st.sampled_from(c.ROLLOUT_OUTCOMES),
+    detail=st.none() | st.sampled_from((c.ROLLOUT_DETAIL_NO_CI_RUN, c.ROLLOUT_DETAIL_NO_ARTIFACT)),
+    ci_run=st.none() | st.integers(1, 2**53),
+    tested_sha=st.none() | SHAS,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(RUN_OUTCOMES, max_size=8))
+def test_the_json_output_reads_back_and_writes_the_same_bytes(outcomes: list[RunOutcome]) -> None:
+    text = rollout_text(outcomes, c.ROLLOUT_FORMAT_JSON)
+    document = structure(strict_loads(text), Rollout)
+    assert document == rollout_document(outcomes)
+    assert pretty_json(unstructure(document)) + "\n" == text
+
+
+def test_the_json_output_keeps_its_bytes() -> None:
+    outcomes = [RunOutcome(7, c.ROLLOUT_COLLECTED, None, 9, HEAD)]
+    assert rollout_text(outcomes, c.ROLLOUT_FORMAT_JSON) == (
+        '{\n  "runs": [\n    {\n      "observer_run": 7,\n      "outcome": "collected",\n'
+        '      "detail": null,\n      "ci_run": 9,\n      "tested_sha": "' + HEAD + '"\n'
+        '    }\n  ],\n  "summary": {\n    "collected": 1,\n    "unmatched": 0,\n'
+        '    "missing": 0,\n    "rejected": 0,\n    "existing": 0\n  }\n}\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        pytest.param("unknown", 1, id="unknown-key"),
+        pytest.param("observer_run", "7", id="run-string"),
+        pytest.param("observer_run", True, id="run-boolean"),
+        pytest.param("ci_run", 9.5, id="ci-run-float"),
+        pytest.param("detail", 1, id="detail-number"),
+        pytest.param("outcome", None, id="outcome-null"),
+    ],
+)
+def test_the_converter_refuses_a_malformed_run(key: str, value: object) -> None:
+    view = strict_loads(rollout_text(OUTCOMES, c.ROLLOUT_FORMAT_JSON))
+    view["runs"][0][key] = value
+    with pytest.raises(DocumentError) as caught:
+        structure(view, Rollout)
+    assert caught.value.path == "$.runs[0]" + ("" if key == "unknown" else f".{key}")

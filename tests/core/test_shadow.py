@@ -16,11 +16,15 @@ from jev_select.cli import main
 from jev_select.core.jsonutil import pretty_json
 from jev_select.core.report import validate_report
 from jev_select.core.shadow import (
+    Analysis,
     AnalysisError,
     aggregate,
+    aggregate_json,
     aggregate_table,
+    analysis_json,
     analysis_table,
     analyze_shadow,
+    shadow_analysis,
 )
 
 
@@ -123,7 +127,9 @@ def test_skipped_and_cancelled_would_skip_tasks() -> None:
     }
     analysis = analyze_shadow(report, results)
     assert analysis["skipped_or_cancelled_would_skip"] == ["a", "b"]
-    assert analysis["failures_would_miss"]["unknown"] == []
+    misses = analysis["failures_would_miss"]
+    assert isinstance(misses, dict)
+    assert misses["unknown"] == []
     assert analysis["duration_ms_would_skip"] == 8
 
 
@@ -287,14 +293,14 @@ def test_checks_run_in_the_order_of_the_spec() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def three_analyses() -> list[dict[str, Any]]:
+def three_analyses() -> list[Analysis]:
     second = make_report({"api": False, "web": False}, tested_sha="d" * 40)
     third = make_report({"api": None, "web": None}, status="fallback", tested_sha="f" * 40)
     for decision in third["tasks"].values():
         decision["reasons"] = ["jev-error", "shadow-mode"]
     return [
-        analyze_shadow(REPORT, RESULTS),
-        analyze_shadow(
+        shadow_analysis(REPORT, RESULTS),
+        shadow_analysis(
             second,
             {
                 "tested_sha": "d" * 40,
@@ -305,7 +311,7 @@ def three_analyses() -> list[dict[str, Any]]:
                 "relevant_tasks": ["web"],
             },
         ),
-        analyze_shadow(
+        shadow_analysis(
             third,
             {"tested_sha": "f" * 40, "tasks": {"api": result("success"), "web": result("success")}},
         ),
@@ -314,7 +320,7 @@ def three_analyses() -> list[dict[str, Any]]:
 
 def test_aggregate_over_three_runs() -> None:
     analyses = three_analyses()
-    view = aggregate(analyses)
+    view = aggregate_json(aggregate(analyses))
     assert view["pull_requests"] == 3
     assert view["fallback_runs"] == 1
     assert view["tasks_total"] == 9
@@ -328,7 +334,7 @@ def test_aggregate_over_three_runs() -> None:
     }
     assert view["skipped_or_cancelled_would_skip"] == 1
     assert view["manually_relevant_would_skip"] == 2
-    assert view["analyses"] == analyses
+    assert view["analyses"] == [analysis_json(analysis) for analysis in analyses]
 
 
 def test_tables_name_every_run() -> None:
@@ -379,7 +385,7 @@ def test_command_table_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     results = write(tmp_path / "results.json", RESULTS)
     code, out, err = run(capsys, "analyze", "--format", "table", report, results)
     assert (code, err) == (0, "")
-    assert out == analysis_table(analyze_shadow(REPORT, RESULTS))
+    assert out == analysis_table(shadow_analysis(REPORT, RESULTS))
 
 
 def test_command_aggregates_several_pairs(

@@ -43,6 +43,11 @@ class Sleeper:
         self.waits.append(seconds)
 
 
+def record_id(record: object) -> object:
+    assert isinstance(record, dict)
+    return record["id"]
+
+
 def client(
     api: FakeGitHub, sleeper: Sleeper | None = None, max_wait: float = 100
 ) -> ActionsHistory:
@@ -80,7 +85,7 @@ def test_pages_follow_next_links_and_stop_at_the_limit(
     listing = client(api).workflow_runs(
         REPOSITORY, "jev-shadow.yml", limit=100, created_since="2026-11-01", completed=True
     )
-    assert [record["id"] for record in listing] == [1, 2, 3, 4, 5]
+    assert [record_id(record) for record in listing] == [1, 2, 3, 4, 5]
     assert api.paths() == [first, second, third]
     assert all(request.headers["authorization"] == f"Bearer {TOKEN}" for request in api.requests)
     # The limit ends the walk as soon as it is reached.
@@ -88,7 +93,7 @@ def test_pages_follow_next_links_and_stop_at_the_limit(
     listing = client(api).workflow_runs(
         REPOSITORY, "jev-shadow.yml", limit=3, created_since="2026-11-01", completed=True
     )
-    assert [record["id"] for record in listing] == [1, 2, 3]
+    assert [record_id(record) for record in listing] == [1, 2, 3]
     assert api.paths() == [first, second]
 
 
@@ -138,7 +143,9 @@ def test_rate_limit_answers_wait_then_ask_again(servers: tuple[FakeGitHub, FakeG
     api.route(path, runs_page([1]))
     sleeper = Sleeper()
     history = client(api, sleeper, max_wait=100)
-    assert [r["id"] for r in history.workflow_runs(REPOSITORY, "jev-shadow.yml", limit=9)] == [1]
+    assert [record_id(r) for r in history.workflow_runs(REPOSITORY, "jev-shadow.yml", limit=9)] == [
+        1
+    ]
     assert sleeper.waits == [7.0, 21.0]
     assert history.waited == 28.0
     assert len(api.requests) == 3
