@@ -115,7 +115,7 @@ def measure(spec: dict[str, Any]) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT))
     from jev_select import contracts as c
     from jev_select.edges.collect import collect_change
-    from jev_select.edges.git import GitSession
+    from jev_select.edges.git.session import GitSession
 
     repo = spec["repo"]
     mode = spec["mode"]

@@ -24,7 +24,7 @@ from .version import __version__
 _LAZY: dict[str, str] = {
     "AnalysisError": ".core.shadow",
     "analyze_shadow": ".core.shadow",
-    "build_evidence": ".core.evidence",
+    "build_evidence": ".core.evidence.resolve",
     "build_questions": ".core.questions",
     "build_report": ".core.report",
     "canonical_json": ".core.jsonutil",
@@ -54,7 +54,7 @@ _LAZY: dict[str, str] = {
     "render_outputs": ".core.render",
     "render_plan_block": ".core.plan_block",
     "render_summary": ".core.render",
-    "resolve_metadata": ".core.evidence",
+    "resolve_metadata": ".core.evidence.resolve",
     "score_decisions": ".core.policy",
     "split_diff": ".core.grouping",
     "TaskTable": ".core.models",
@@ -64,7 +64,7 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:
     from .core.convert import DocumentError
-    from .core.evidence import build_evidence, resolve_metadata
+    from .core.evidence.resolve import build_evidence, resolve_metadata
     from .core.grouping import GroupingError, prepare_observation, split_diff
     from .core.inputs import parse_inputs
     from .core.jsonutil import canonical_json, compact_json, format_number

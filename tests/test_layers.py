@@ -346,3 +346,27 @@ def test_no_module_of_the_package_is_over_600_lines() -> None:
         for path in (ROOT / PACKAGE).rglob("*.py")
     }
     assert {path: size for path, size in sizes.items() if size > 600} == {}
+
+
+def _package_directories() -> set[str]:
+    return {
+        str(path.parent.relative_to(ROOT / PACKAGE))
+        for path in (ROOT / PACKAGE).rglob("__init__.py")
+        if path.parent != ROOT / PACKAGE
+    }
+
+
+def test_the_tests_mirror_the_package_tree() -> None:
+    # A test of a module lives under the path of its package: tests/core/evidence for
+    # jev_select/core/evidence. The other test folders are not about one package.
+    elsewhere = {"e2e", "evaluation", "compat", "support", "vectors"}
+    tests = ROOT / "tests"
+    test_directories = {
+        str(path.relative_to(tests))
+        for path in tests.rglob("*")
+        if path.is_dir()
+        and path.name != "__pycache__"
+        and path.relative_to(tests).parts[0] not in elsewhere
+        and any(child.name.startswith("test_") for child in path.glob("*.py"))
+    }
+    assert test_directories == _package_directories()

@@ -35,9 +35,9 @@ from ..core.report_v5 import ReportV5
 from ..core.tasks import compute_selection_hash
 
 if TYPE_CHECKING:
-    from ..core.evidence import Lookups
-    from ..edges.git import GitSession
-    from ..edges.git_runner import GitTimeBound
+    from ..core.evidence.resolve import Lookups
+    from ..edges.git.runner import GitTimeBound
+    from ..edges.git.session import GitSession
     from ..edges.jev_client import Sender
 
 __all__ = [
@@ -53,7 +53,7 @@ __all__ = [
 
 def _no_lookups() -> Lookups:
     # Imported on use: a bypass run never resolves metadata and must not load the evidence code.
-    from ..core.evidence import NoLookups
+    from ..core.evidence.resolve import NoLookups
 
     return NoLookups()
 
@@ -226,7 +226,7 @@ def _collect(inputs: Inputs, run: RunContext) -> tuple[Collection, MetadataResul
     One git session serves both, so the metadata is read from the objects just verified.
     """
     from ..edges.collect import collect_change
-    from ..edges.git import GitSession
+    from ..edges.git.session import GitSession
 
     commits = run.commits
     with GitSession(
@@ -267,7 +267,7 @@ def _gaps(metadata: MetadataResult | None) -> dict[str, tuple[str, ...]]:
 
 
 def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> MetadataResult:
-    from ..core.evidence import resolve_with_lookups
+    from ..core.evidence.resolve import resolve_with_lookups
 
     commits = run.commits
     needs_files = any(

@@ -18,19 +18,19 @@ from ..edges.files import read_capped_text
 from ..errors import InputError
 
 if TYPE_CHECKING:
-    from ..edges.metadata_lookup import LookupApi, MetadataLookups
+    from ..edges.github.lookups import LookupApi, MetadataLookups
 
 __all__ = ["local_inputs", "metadata_lookups", "read_tasks_file"]
 
 
 def metadata_lookups(server_origin: str, api_url: str | None, token: str) -> MetadataLookups:
     """GitHub lookups for one run, the HTTP client loaded on the first lookup only."""
-    from ..edges.metadata_lookup import MetadataLookups
+    from ..edges.github.lookups import MetadataLookups
 
     def make_api() -> LookupApi | None:
         # Loaded on the first lookup only: most runs never look anything up (every bypass,
         # every table without jobs) and must not pay for importing the HTTP stack.
-        from ..edges.github_api import GitHubApi, api_root
+        from ..edges.github.api import GitHubApi, api_root
 
         root = api_root(server_origin, api_url)
         # An unusable GITHUB_API_URL must not send the token to another host: no lookups at

@@ -15,17 +15,17 @@ from collections.abc import Mapping
 
 from .. import contracts as c
 from ..app.settings import metadata_lookups
-from ..core.check import check_table
-from ..core.check_problems import Problem, check_exit_code, problems_json, problems_text
-from ..core.check_repository import Repository
+from ..core.check.problems import Problem, check_exit_code, problems_json, problems_text
+from ..core.check.repository import Repository
+from ..core.check.table import check_table
 from ..edges.files import read_capped_text
-from ..edges.git_local import (
+from ..edges.git.local import (
     is_git_repository,
     local_file_at,
     local_tree_paths,
     resolve_local_revision,
 )
-from ..edges.git_runner import GitTimeBound
+from ..edges.git.runner import GitTimeBound
 from ..errors import JevSelectError
 
 __all__ = ["register", "run_check"]

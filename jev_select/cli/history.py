@@ -30,10 +30,10 @@ from ..core.models import Commits, Inputs
 from ..core.policy import choose_bypass
 from ..core.report import report_text
 from ..edges.environment import temp_root
-from ..edges.git_local import is_git_repository, local_first_parent_log, resolve_local_revision
-from ..edges.git_runner import GitTimeBound
+from ..edges.git.local import is_git_repository, local_first_parent_log, resolve_local_revision
+from ..edges.git.remotes import normalise_remote
+from ..edges.git.runner import GitTimeBound
 from ..edges.publish import write_report_file
-from ..edges.remotes import normalise_remote
 from ..errors import CommandFailure, InputError, InvocationError, PlanningFailure
 from . import console
 from .progress import end_steps, show_step
@@ -162,7 +162,7 @@ def _run(
 ) -> list[ChangeOutcome]:
     from ..app.pipeline import RunContext, preview_change, run_plan_pipeline
     from ..app.settings import metadata_lookups
-    from ..core.evidence import NoLookups
+    from ..core.evidence.resolve import NoLookups
 
     repo = os.path.abspath(namespace.repo or ".")
     # One bound for the whole dry run: after one git command timed out, none is started again.

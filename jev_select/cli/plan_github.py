@@ -35,6 +35,7 @@ from ..edges.environment import (
     parse_pull_request,
     read_github_context,
 )
+from ..edges.git.remotes import default_remote, normalise_remote
 from ..edges.publish import (
     append_outputs,
     append_summary,
@@ -44,7 +45,6 @@ from ..edges.publish import (
     remove_report,
     write_report,
 )
-from ..edges.remotes import default_remote, normalise_remote
 from ..errors import InputError, InvocationError, PlanningFailure, failure_message
 from ..version import __version__
 from . import console
@@ -167,7 +167,7 @@ def _with_tasks_file(
 ) -> Inputs:
     """``inputs`` with the table of input ``tasks-file``, read at the base commit (never the
     head). Unreadable is the input error of ``tasks-file``; bad content that of ``tasks``."""
-    from ..edges.tasks_file import read_tasks_file
+    from ..edges.git.tasks_file import read_tasks_file
 
     assert inputs.tasks_file is not None
     text = read_tasks_file(
@@ -221,7 +221,7 @@ def _github_commits(inputs: Inputs, context: GitHubContext) -> _EventFacts:
     number = parse_manual_number(inputs.pull_request, context.event_name)
     merge_mode = inputs.tested_ref == c.TESTED_REF_MERGE
     if number is not None:
-        from ..edges.github_api import GitHubApi, api_root
+        from ..edges.github.api import GitHubApi, api_root
 
         root = api_root(context.server_origin, context.api_url)
         if root is None:

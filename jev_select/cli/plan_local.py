@@ -25,15 +25,15 @@ from ..core.render import render_terminal
 from ..core.report import report_text
 from ..edges import cancellation
 from ..edges.environment import temp_root
-from ..edges.git_local import (
+from ..edges.git.local import (
     default_local_base,
     is_git_repository,
     local_merge_parents,
     resolve_local_revision,
 )
-from ..edges.git_runner import GitTimeBound
+from ..edges.git.remotes import normalise_remote
+from ..edges.git.runner import GitTimeBound
 from ..edges.publish import write_report_file
-from ..edges.remotes import normalise_remote
 from ..errors import InputError, JevSelectError
 from . import console
 from .plan import emit_tasks_hint

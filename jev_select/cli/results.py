@@ -21,7 +21,7 @@ from ..core.results import (
     validate_results,
 )
 from ..edges.files import write_atomically
-from ..edges.github_api import GitHubApi, api_root_from_environment
+from ..edges.github.api import GitHubApi, api_root_from_environment
 from ..edges.readers import read_json, read_report
 from .arguments import integer_in
 

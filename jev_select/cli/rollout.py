@@ -35,10 +35,10 @@ from ..core.rollout import (
     workflow_reference,
     workflow_run,
 )
-from ..edges.artifacts import report_from_zip
 from ..edges.files import write_directory_atomically
-from ..edges.github_actions import ActionsHistory, ArtifactGone, RateLimitExceeded
-from ..edges.github_api import api_root_from_environment
+from ..edges.github.actions import ActionsHistory, ArtifactGone, RateLimitExceeded
+from ..edges.github.api import api_root_from_environment
+from ..edges.github.artifacts import report_from_zip
 from ..edges.httpio import HttpFailure, HttpTooLarge
 from ..edges.readers import parse_report, read_json
 from ..errors import CommandFailure, InvocationError

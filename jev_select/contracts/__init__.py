@@ -1,11 +1,11 @@
 """Every public string and constant of jev-select, in one place: one module per vocabulary.
 
 This package is pure data and imports nothing else from the package. Each module holds one
-vocabulary (``inputs``, ``outputs``, ``reasons``, ``gaps``, ``check`` ...), and this one
-re-exports every name of them all, so ``contracts.X`` names any constant wherever it lives.
-Every other module takes names, codes, texts and limits from here; ``tests/test_contracts.py``
-fails when any of them is spelled elsewhere or when ``action.yml``, the schemas or the docs
-disagree with these modules.
+vocabulary (``inputs``, ``outputs``, ``reasons``, ``gaps``, ``check``, ``vocab`` ...), and this
+one re-exports every name of them all, so ``contracts.X`` names any constant wherever it lives.
+Every other module takes names, codes, texts and limits from here;
+``tests/contracts/test_contracts.py`` fails when any of them is spelled elsewhere or when
+``action.yml``, the schemas or the docs disagree with these modules.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A results file for ``jev-select analyze``, built from the jobs of one workflow run.
 
-Pure: GitHub job records in (listed by ``edges.github_api.GitHubApi.list_jobs``), task results
+Pure: GitHub job records in (listed by ``edges.github.api.GitHubApi.list_jobs``), task results
 out (``build_results``, a typed ``Results``; ``results_json`` is what the file holds). Job names
 map to task IDs by the naming rule of docs/shadow-mode.md (the job name is the task ID, or, for a
 matrix job, the part before `` (``) or by an explicit map. Anything doubtful reads as the worse

@@ -23,7 +23,7 @@ from yaml.nodes import Node
 from .. import contracts as c
 from ..errors import InputError, JevSelectError
 from . import yamlstrict
-from .check_problems import ERROR, Located, Problem, ProblemLog, closest, table_offset
+from .check.problems import ERROR, Located, Problem, ProblemLog, closest, table_offset
 from .jsonutil import canonical_json, code_unit_key
 from .models import JobRef, Task, TaskTable
 

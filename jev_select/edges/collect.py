@@ -20,8 +20,8 @@ from .. import contracts as c
 from ..core.jsonutil import code_unit_key
 from ..core.models import ChangeSet, Collection, Commits
 from ..errors import CodedError
-from .git import GitSession
-from .git_runner import GitCommandFailed, GitError, GitOutputTooLarge, is_object_id
+from .git.runner import GitCommandFailed, GitError, GitOutputTooLarge, is_object_id
+from .git.session import GitSession
 
 __all__ = [
     "CollectionError",

@@ -13,14 +13,14 @@ from pathlib import Path
 import attrs
 
 from .. import contracts as c
-from ..core.evidence import ActionFile
+from ..core.evidence.resolve import ActionFile
 from ..core.jsonutil import (
     JsonError,
     strict_loads,
 )
 from ..edges.files import open_regular_file
-from ..edges.git_runner import GitError, run_git, sanitised_environment
-from ..edges.remotes import normalise_remote
+from ..edges.git.remotes import normalise_remote
+from ..edges.git.runner import GitError, run_git, sanitised_environment
 from ..errors import CommandFailure
 
 # Corpus and campaign layout.

@@ -25,8 +25,8 @@ from ..core.report_v5 import ReportV5, report_json
 from ..edges import jev_client
 from ..edges.environment import temp_root
 from ..edges.files import write_atomically
+from ..edges.github.lookups import SnapshotLookups
 from ..edges.jev_client import Sender
-from ..edges.metadata_lookup import SnapshotLookups
 from ..errors import InputError
 from .corpus import (
     CAMPAIGN_FILE,

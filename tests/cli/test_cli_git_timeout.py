@@ -134,7 +134,7 @@ _CHILD = """
 import sys
 from jev_select import contracts
 from jev_select.cli import main
-from jev_select.edges import git_runner
+from jev_select.edges.git import runner as git_runner
 contracts.LOCAL_GIT_TIMEOUT_S = float(sys.argv[1])
 record = open(sys.argv[2], "a", encoding="ascii")
 class Recording(set):

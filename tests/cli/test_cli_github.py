@@ -489,9 +489,9 @@ def test_local_mode_unexpected_error_is_internal_error_on_stderr(
 
 def test_an_unusable_api_url_sends_no_token_anywhere(monkeypatch: pytest.MonkeyPatch) -> None:
     from jev_select.app import settings as local_settings
-    from jev_select.core.evidence import ActionFile
+    from jev_select.core.evidence.resolve import ActionFile
     from jev_select.core.inputs import parse_inputs
-    from jev_select.edges import github_api
+    from jev_select.edges.github import api as github_api
 
     constructed: list[str] = []
 

@@ -90,7 +90,7 @@ def _heads(history: History, kind: str | None, last: int = 20) -> list[str]:
 
 
 def test_the_log_matches_the_repository(history: History) -> None:
-    from jev_select.edges.git_local import local_first_parent_log
+    from jev_select.edges.git.local import local_first_parent_log
 
     read = local_first_parent_log(
         str(history.repo.path), history.squash, since=None, limit=100, environ={}

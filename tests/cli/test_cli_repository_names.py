@@ -20,7 +20,7 @@ from jev_select import contracts as c
 from jev_select.cli import main
 from jev_select.core.inputs import is_repository_name
 from jev_select.edges.environment import read_github_context
-from jev_select.edges.github_api import repository_path
+from jev_select.edges.github.api import repository_path
 from jev_select.errors import PlanningFailure
 
 ACCEPTED = [

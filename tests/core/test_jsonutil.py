@@ -238,7 +238,7 @@ def test_strict_loads_keeps_escaped_pairs_and_literal_backslashes() -> None:
 
 def test_a_manifest_with_a_lone_surrogate_is_a_metadata_gap_not_a_crash() -> None:
     from jev_select import contracts as c
-    from jev_select.core.evidence import LookupFailure, resolve_metadata
+    from jev_select.core.evidence.resolve import LookupFailure, resolve_metadata
     from jev_select.core.questions import build_questions
     from jev_select.core.tasks import parse_tasks
 

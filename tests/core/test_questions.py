@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from jev_select import contracts as c
-from jev_select.core.evidence import LookupFailure, resolve_metadata
+from jev_select.core.evidence.resolve import LookupFailure, resolve_metadata
 from jev_select.core.jsonutil import compact_json, strict_loads
 from jev_select.core.models import DiffGroup, JobRef, Task, TaskTable
 from jev_select.core.questions import (

@@ -33,7 +33,7 @@ from jev_select.core.results import (
     validate_results,
 )
 from jev_select.core.shadow import shadow_analysis
-from jev_select.edges.github_api import api_root_from_environment
+from jev_select.edges.github.api import api_root_from_environment
 from jev_select.version import USER_AGENT
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -22,7 +22,7 @@ from jev_select.edges.collect import (
     parse_numstat,
     parse_raw,
 )
-from jev_select.edges.git import GitSession
+from jev_select.edges.git.session import GitSession
 from jev_select.errors import PlanningFailure
 
 TOKEN = "tok-SENTINEL-4f1c9a"
@@ -689,7 +689,7 @@ def test_removal_failure_is_internal_error(
         real_rmtree(path)
         Path(path).mkdir()  # something left behind
 
-    monkeypatch.setattr("jev_select.edges.git.shutil.rmtree", failing_rmtree)
+    monkeypatch.setattr("jev_select.edges.git.session.shutil.rmtree", failing_rmtree)
     temp_root = tmp_path / "temp"
     temp_root.mkdir()
     session = GitSession(origin.url, token="", temp_root=str(temp_root), environ=os.environ)

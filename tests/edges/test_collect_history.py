@@ -20,8 +20,8 @@ from support.gitrepo import GitRepo, git_env
 from jev_select import contracts as c
 from jev_select.core.models import Collection
 from jev_select.edges.collect import collect_change, proven_merge_base
-from jev_select.edges.git import GitSession
-from jev_select.edges.git_local import alternates_line, local_object_directory
+from jev_select.edges.git.local import alternates_line, local_object_directory
+from jev_select.edges.git.session import GitSession
 
 
 @contextmanager

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from jev_select.edges import git_runner
+from jev_select.edges.git import runner as git_runner
 from support.gitrepo import GitRepo
 
 __all__ = ["GitProcesses", "blocking_repository", "record_git_processes"]

@@ -1,0 +1,3 @@
+"""GitHub's REST API: the bounded client, Actions listings and artifacts, and the metadata lookups
+of a run.
+"""
