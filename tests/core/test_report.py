@@ -214,36 +214,10 @@ def make_plan(
     )
 
 
-def make_report(
-    plan: Plan,
-    *,
-    tested_ref: c.TestedRef = c.TESTED_REF_MERGE,
-    the_commits: Commits | None = None,
-    the_change_set: ChangeSet | None = None,
-    observation: Observation | None = None,
-    observation_error: str | None = None,
-    job_metadata: Mapping[str, Mapping[str, Any]] | None = None,
-    model_returned: str | None = None,
-    usage: Usage | None = None,
-    jev_ms: float | None = None,
-    skip_below: float = 0.05,
-) -> dict[str, Any]:
-    # The JSON value, as the report file holds it: the tests below read and mutate it.
-    report: dict[str, Any] = report_json(
-        make_typed_report(
-            plan,
-            tested_ref=tested_ref,
-            the_commits=the_commits,
-            the_change_set=the_change_set,
-            observation=observation,
-            observation_error=observation_error,
-            job_metadata=job_metadata,
-            model_returned=model_returned,
-            usage=usage,
-            jev_ms=jev_ms,
-            skip_below=skip_below,
-        )
-    )
+def make_report(plan: Plan, **facts: Any) -> dict[str, Any]:
+    """The JSON value of ``make_typed_report``, as the report file holds it: the tests below read
+    and mutate it."""
+    report: dict[str, Any] = report_json(make_typed_report(plan, **facts))
     return report
 
 
