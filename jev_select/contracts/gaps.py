@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final, NamedTuple
+
+from .vocab import GapName
 
 # --------------------------------------------------------------------------------------------
 # Task metadata gaps (docs/reference.md, "Metadata warnings" and "Checking a task table")
@@ -28,7 +31,7 @@ class GapKind(NamedTuple):
     ``{workflow}`` and ``{job}``; ``locator`` is one of the ``GAP_AT_*`` placements.
     """
 
-    name: str
+    name: GapName
     detail: str
     check_error: bool
     check_message: str | None
@@ -45,21 +48,21 @@ class GapKind(NamedTuple):
 
 
 GAP_WORKFLOW_MISSING: Final = GapKind(
-    "workflow-missing",
+    GapName.WORKFLOW_MISSING,
     "<wf>",
     True,
     'workflow "{detail}" does not exist at {commit}',
     GAP_AT_WORKFLOW,
 )
 GAP_WORKFLOW_INVALID: Final = GapKind(
-    "workflow-invalid",
+    GapName.WORKFLOW_INVALID,
     "<wf>",
     True,
     'workflow "{detail}" is not a YAML mapping the strict loader accepts',
     GAP_AT_WORKFLOW,
 )
 GAP_JOB_MISSING: Final = GapKind(
-    "job-missing",
+    GapName.JOB_MISSING,
     "<wf>#<job>",
     True,
     # ``check`` appends its suggestion of a job key to this text.
@@ -67,54 +70,54 @@ GAP_JOB_MISSING: Final = GapKind(
     GAP_AT_JOB,
 )
 GAP_WORKFLOW_JOBS_MISSING: Final = GapKind(
-    "workflow-jobs-missing", "<wf>", True, 'workflow "{detail}" has no jobs', GAP_AT_WORKFLOW
+    GapName.WORKFLOW_JOBS_MISSING, "<wf>", True, 'workflow "{detail}" has no jobs', GAP_AT_WORKFLOW
 )
 GAP_REUSABLE_WORKFLOW_UNRESOLVED: Final = GapKind(
-    "reusable-workflow-unresolved", "<uses>", False, None, GAP_AT_WORKFLOW
+    GapName.REUSABLE_WORKFLOW_UNRESOLVED, "<uses>", False, None, GAP_AT_WORKFLOW
 )
 GAP_ACTION_METADATA_UNAVAILABLE: Final = GapKind(
-    "action-metadata-unavailable", "<uses>", False, None, GAP_AT_WORKFLOW
+    GapName.ACTION_METADATA_UNAVAILABLE, "<uses>", False, None, GAP_AT_WORKFLOW
 )
 GAP_ACTION_METADATA_MISSING: Final = GapKind(
-    "action-metadata-missing", "<uses>", False, None, GAP_AT_WORKFLOW
+    GapName.ACTION_METADATA_MISSING, "<uses>", False, None, GAP_AT_WORKFLOW
 )
 GAP_ACTION_METADATA_INVALID: Final = GapKind(
-    "action-metadata-invalid", "<uses>", False, None, GAP_AT_WORKFLOW
+    GapName.ACTION_METADATA_INVALID, "<uses>", False, None, GAP_AT_WORKFLOW
 )
 GAP_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED: Final = GapKind(
-    "package-script-execution-context-unresolved", "", False, None, GAP_AT_WORKFLOW
+    GapName.PACKAGE_SCRIPT_CONTEXT_UNRESOLVED, "", False, None, GAP_AT_WORKFLOW
 )
 GAP_PACKAGE_SCRIPT_DEPTH_LIMIT: Final = GapKind(
-    "package-script-depth-limit", "<name>", False, None, GAP_AT_WORKFLOW
+    GapName.PACKAGE_SCRIPT_DEPTH_LIMIT, "<name>", False, None, GAP_AT_WORKFLOW
 )
 GAP_PACKAGE_SCRIPT_DYNAMIC_DIRECTORY: Final = GapKind(
-    "package-script-dynamic-directory", "<dir>", False, None, GAP_AT_WORKFLOW
+    GapName.PACKAGE_SCRIPT_DYNAMIC_DIRECTORY, "<dir>", False, None, GAP_AT_WORKFLOW
 )
 GAP_PACKAGE_SCRIPT_MISSING: Final = GapKind(
-    "package-script-missing", "<manifest>#<name>", False, None, GAP_AT_WORKFLOW
+    GapName.PACKAGE_SCRIPT_MISSING, "<manifest>#<name>", False, None, GAP_AT_WORKFLOW
 )
 GAP_PACKAGE_MANIFEST_INVALID: Final = GapKind(
-    "package-manifest-invalid", "<manifest>", False, None, GAP_AT_WORKFLOW
+    GapName.PACKAGE_MANIFEST_INVALID, "<manifest>", False, None, GAP_AT_WORKFLOW
 )
 GAP_PACKAGE_SCRIPT_ABSENT: Final = GapKind(
-    "package-script-absent", "<manifest>#<name>", False, None, GAP_AT_WORKFLOW
+    GapName.PACKAGE_SCRIPT_ABSENT, "<manifest>#<name>", False, None, GAP_AT_WORKFLOW
 )
 GAP_CONTEXT_FILE_DYNAMIC: Final = GapKind(
-    "context-file-dynamic",
+    GapName.CONTEXT_FILE_DYNAMIC,
     "<path>",
     True,
     'context file "{detail}" holds an expression or is not a normalised path',
     GAP_AT_CONTEXT_FILE,
 )
 GAP_CONTEXT_FILE_MISSING: Final = GapKind(
-    "context-file-missing",
+    GapName.CONTEXT_FILE_MISSING,
     "<path>",
     True,
     'context file "{detail}" does not exist at {commit} (or is over 1 MiB, or not UTF-8)',
     GAP_AT_CONTEXT_FILE,
 )
 GAP_WORKFLOW_SHAPE_UNSUPPORTED: Final = GapKind(
-    "workflow-shape-unsupported", "<wf>#<job>", False, None, GAP_AT_WORKFLOW
+    GapName.WORKFLOW_SHAPE_UNSUPPORTED, "<wf>#<job>", False, None, GAP_AT_WORKFLOW
 )
 # Every kind, in the order of the documented table.
 GAP_KINDS: Final = (
@@ -137,7 +140,7 @@ GAP_KINDS: Final = (
     GAP_WORKFLOW_SHAPE_UNSUPPORTED,
 )
 GAP_NAMES: Final = tuple(kind.name for kind in GAP_KINDS)
-GAP_KIND_BY_NAME: Final = {kind.name: kind for kind in GAP_KINDS}
+GAP_KIND_BY_NAME: Final[Mapping[str, GapKind]] = {kind.name: kind for kind in GAP_KINDS}
 # The check's text for a gap without its own ``check_message`` (and for a warning of no known
 # kind), with and without a detail.
 GAP_CHECK_MESSAGE: Final = 'metadata gap {name} "{detail}"; the task will always run'

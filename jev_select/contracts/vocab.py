@@ -10,6 +10,9 @@ from __future__ import annotations
 from enum import StrEnum
 
 __all__ = [
+    "CheckCode",
+    "CheckSeverity",
+    "GapName",
     "GroupStatus",
     "MergeGroupMode",
     "Mode",
@@ -101,3 +104,71 @@ class MergeGroupMode(StrEnum):
 
     RUN_ALL = "run-all"
     SELECT = "select"
+
+
+class CheckSeverity(StrEnum):
+    """How grave a problem of `jev-select check` is: an error fails the check, a warning not."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class CheckCode(StrEnum):
+    """The code of a problem `jev-select check` reports about the table itself (a metadata gap
+    is reported under its own `GapName`)."""
+
+    NOT_UTF8 = "not-utf8"
+    BLANK_TABLE = "blank-table"
+    YAML_SYNTAX = "yaml-syntax"
+    YAML_TAB = "yaml-tab"
+    YAML_ALIAS = "yaml-alias"
+    YAML_DIRECTIVE = "yaml-directive"
+    YAML_TAG = "yaml-tag"
+    YAML_DUPLICATE_KEY = "yaml-duplicate-key"
+    YAML_MULTIPLE_DOCUMENTS = "yaml-multiple-documents"
+    YAML_TOO_LARGE = "yaml-too-large"
+    YAML_TOO_DEEP = "yaml-too-deep"
+    YAML_TOO_MANY_NODES = "yaml-too-many-nodes"
+    YAML_SCALAR = "yaml-scalar"
+    YAML_KEY = "yaml-key"
+    NOT_A_MAPPING = "not-a-mapping"
+    ENCLOSING_KEY = "enclosing-key"
+    INVALID_TASK_ID = "invalid-task-id"
+    RESERVED_TASK_ID = "reserved-task-id"
+    DUPLICATE_TASK_ID = "duplicate-task-id"
+    TASK_NOT_A_MAPPING = "task-not-a-mapping"
+    UNKNOWN_FIELD = "unknown-field"
+    MISSING_DESCRIPTION = "missing-description"
+    BLANK_DESCRIPTION = "blank-description"
+    WRONG_TYPE = "wrong-type"
+    EMPTY_JOBS = "empty-jobs"
+    MISSING_WORKFLOW = "missing-workflow"
+    BLANK_JOB = "blank-job"
+    INVALID_PATH = "invalid-path"
+    INVALID_GLOB = "invalid-glob"
+    DUPLICATE_ITEM = "duplicate-item"
+    INVALID_TABLE = "invalid-table"
+    FORCE_PATHS_NO_MATCH = "force-paths-no-match"
+    METADATA_GAP = "metadata-gap"
+
+
+class GapName(StrEnum):
+    """The bare name of a metadata gap: the start of its report warning, and its check code."""
+
+    WORKFLOW_MISSING = "workflow-missing"
+    WORKFLOW_INVALID = "workflow-invalid"
+    JOB_MISSING = "job-missing"
+    WORKFLOW_JOBS_MISSING = "workflow-jobs-missing"
+    REUSABLE_WORKFLOW_UNRESOLVED = "reusable-workflow-unresolved"
+    ACTION_METADATA_UNAVAILABLE = "action-metadata-unavailable"
+    ACTION_METADATA_MISSING = "action-metadata-missing"
+    ACTION_METADATA_INVALID = "action-metadata-invalid"
+    PACKAGE_SCRIPT_CONTEXT_UNRESOLVED = "package-script-execution-context-unresolved"
+    PACKAGE_SCRIPT_DEPTH_LIMIT = "package-script-depth-limit"
+    PACKAGE_SCRIPT_DYNAMIC_DIRECTORY = "package-script-dynamic-directory"
+    PACKAGE_SCRIPT_MISSING = "package-script-missing"
+    PACKAGE_MANIFEST_INVALID = "package-manifest-invalid"
+    PACKAGE_SCRIPT_ABSENT = "package-script-absent"
+    CONTEXT_FILE_DYNAMIC = "context-file-dynamic"
+    CONTEXT_FILE_MISSING = "context-file-missing"
+    WORKFLOW_SHAPE_UNSUPPORTED = "workflow-shape-unsupported"

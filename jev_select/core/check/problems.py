@@ -37,19 +37,28 @@ ERROR = c.CHECK_SEVERITY_ERROR
 WARNING = c.CHECK_SEVERITY_WARNING
 
 
+def _problem_code(code: str) -> c.CheckCode | c.GapName:
+    """The code as a member of its vocabulary: a check code, else a gap's name."""
+    try:
+        return c.CheckCode(code)
+    except ValueError:
+        return c.GapName(code)
+
+
 @attrs.frozen
 class Problem:
     """One finding. ``line`` and ``column`` are 1-based; ``None`` when there is no position."""
 
-    severity: str
-    code: str
+    severity: c.CheckSeverity = attrs.field(converter=c.CheckSeverity)
+    # A problem of the table, or a metadata gap under its own name.
+    code: c.CheckCode | c.GapName = attrs.field(converter=_problem_code)
     message: str
     task: str | None = None
     field: str | None = None
     line: int | None = None
     column: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "severity": self.severity,
             "code": self.code,
