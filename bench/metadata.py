@@ -30,11 +30,16 @@ from common import median, table, write_results
 from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
-from jev_select.core.evidence.resolve import ActionFile, LookupFailure, resolve_metadata
+from jev_select.core.evidence.resolve import (
+    ActionFile,
+    LookupFailure,
+    resolve_metadata,
+    resolve_with_lookups,
+)
 from jev_select.core.inputs import parse_inputs
 from jev_select.edges.git.runner import GitError, run_git, sanitised_environment
 from jev_select.edges.github.api import GitHubApi
-from jev_select.edges.github.lookups import MetadataLookups, resolve_with_lookups
+from jev_select.edges.github.lookups import MetadataLookups
 
 JOBS = 30
 TASKS = 20

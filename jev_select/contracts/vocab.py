@@ -14,6 +14,7 @@ __all__ = [
     "CheckSeverity",
     "GapName",
     "GroupStatus",
+    "LookupFailure",
     "MergeGroupMode",
     "Mode",
     "ObservationStatus",
@@ -172,3 +173,14 @@ class GapName(StrEnum):
     CONTEXT_FILE_DYNAMIC = "context-file-dynamic"
     CONTEXT_FILE_MISSING = "context-file-missing"
     WORKFLOW_SHAPE_UNSUPPORTED = "workflow-shape-unsupported"
+
+
+class LookupFailure(StrEnum):
+    """Why a lookup of another repository's action or reusable workflow gave no file.
+
+    A library caller's fetcher that answers the documented strings ``"missing"`` and
+    ``"invalid"`` keeps working: each member equals its string.
+    """
+
+    MISSING = "missing"  # not found, not fetched (yet, or at all), or the fetch failed
+    INVALID = "invalid"  # found, but its metadata cannot be read

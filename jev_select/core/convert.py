@@ -245,23 +245,23 @@ def register_document(
     """
     renamed = dict(keys or {})
     _JSON_KEYS[kind] = renamed
-    hints = typing.get_type_hints(kind)
-    names = [field.name for field in attrs.fields(kind)]
-    reading = {
-        name: override(
-            rename=renamed.get(name),
-            struct_hook=_not_null(hints[name]) if name in optional else None,
-        )
-        for name in names
-    }
-    writing = {
-        name: override(rename=renamed.get(name), omit_if_default=name in optional or None)
-        for name in names
-    }
-    # Every option of the generators is spelt out, so that the overrides can only name fields.
-    CONVERTER.register_structure_hook(
-        kind,
-        make_dict_structure_fn(
+
+    # The hooks are generated on a document's first use, not at import: a run that never reads
+    # or writes a kind of document (a bypass reads none) pays nothing for it.
+    def is_kind(target: object) -> bool:
+        return target is kind
+
+    def structure_factory(_: type) -> StructureHook:
+        hints = typing.get_type_hints(kind)
+        reading = {
+            field.name: override(
+                rename=renamed.get(field.name),
+                struct_hook=_not_null(hints[field.name]) if field.name in optional else None,
+            )
+            for field in attrs.fields(kind)
+        }
+        # Every option of the generator is spelt out, so that the overrides can only name fields.
+        return make_dict_structure_fn(
             kind,
             CONVERTER,
             _cattrs_forbid_extra_keys=not ignore_extra_keys,
@@ -271,22 +271,31 @@ def register_document(
             _cattrs_use_alias="from_converter",
             _cattrs_include_init_false=False,
             **reading,
-        ),
-    )
-    generated = make_dict_unstructure_fn(
-        kind,
-        CONVERTER,
-        _cattrs_omit_if_default=False,
-        _cattrs_use_linecache=True,
-        _cattrs_use_alias="from_converter",
-        _cattrs_include_init_false=False,
-        **writing,
-    )
-    order = tuple(renamed.get(name, name) for name in names)
+        )
 
-    def write(document: D) -> dict[str, object]:
-        # The generator puts the keys it may leave out last; a document keeps its declared order.
-        written = generated(document)
-        return {key: written[key] for key in order if key in written}
+    def unstructure_factory(_: type) -> Callable[[D], dict[str, object]]:
+        names = [field.name for field in attrs.fields(kind)]
+        writing = {
+            name: override(rename=renamed.get(name), omit_if_default=name in optional or None)
+            for name in names
+        }
+        generated = make_dict_unstructure_fn(
+            kind,
+            CONVERTER,
+            _cattrs_omit_if_default=False,
+            _cattrs_use_linecache=True,
+            _cattrs_use_alias="from_converter",
+            _cattrs_include_init_false=False,
+            **writing,
+        )
+        order = tuple(renamed.get(name, name) for name in names)
 
-    CONVERTER.register_unstructure_hook(kind, write)
+        def write(document: D) -> dict[str, object]:
+            # The generator puts the keys it may leave out last; a document keeps its order.
+            written = generated(document)
+            return {key: written[key] for key in order if key in written}
+
+        return write
+
+    CONVERTER.register_structure_hook_factory(is_kind, structure_factory)
+    CONVERTER.register_unstructure_hook_factory(is_kind, unstructure_factory)

@@ -263,15 +263,17 @@ def validate_report(report: ReportV5 | Mapping[str, object]) -> None:
     Raises ``PlanningFailure("report-invalid")`` and nothing else; the failure names no value.
     """
     try:
-        if isinstance(report, ReportV5):
-            document: object = report_json(report)
+        typed = report if isinstance(report, ReportV5) else None
+        if typed is not None:
+            document: object = report_json(typed)
         else:
             document = _plain(report) if isinstance(report, Mapping) else None
         valid = (
             isinstance(document, dict)
             and _all_numbers_finite(document)
             and _validator().is_valid(document)
-            and _invariants_hold(parse_report(document))
+            # A typed report is checked as it is; a mapping is typed once it has the schema's shape.
+            and _invariants_hold(typed if typed is not None else parse_report(document))
         )
     except (DocumentError, KeyError, TypeError, ValueError, RecursionError):
         valid = False

@@ -10,7 +10,6 @@ of its gap. Parsed YAML keeps best-effort positions for provenance locators.
 
 from __future__ import annotations
 
-import enum
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias, overload
@@ -19,6 +18,7 @@ import attrs
 import yaml
 
 from ... import contracts as c
+from ...contracts import LookupFailure
 from ..inputs import is_repository_name
 from ..jsonutil import JsonError, strict_loads
 from ..object_ids import is_object_id
@@ -49,17 +49,6 @@ __all__ = [
     "text_location",
     "whole_file_location",
 ]
-
-
-class LookupFailure(enum.StrEnum):
-    """Why a lookup of another repository's file gave no file.
-
-    A ``StrEnum`` so that a library caller's fetcher that still answers the documented strings
-    ``"missing"`` and ``"invalid"`` keeps working.
-    """
-
-    MISSING = "missing"  # not found, not fetched (yet, or at all), or the fetch failed
-    INVALID = "invalid"  # found, but its metadata cannot be read
 
 
 ReadFile = Callable[[str], "bytes | None"]

@@ -19,8 +19,9 @@ from typing import Generic, TypeVar
 from urllib.parse import quote
 
 from ... import contracts as c
+from ...contracts import LookupFailure
 from ...core.credentials import usable_token
-from ...core.evidence.resolve import ActionFile, LookupFailure, LookupOutcome
+from ...core.evidence.files import ActionFile, LookupOutcome
 from ...core.inputs import is_repository_name, normalise_https_url
 from ...core.jsonutil import JsonError, strict_loads
 from ...core.object_ids import is_object_id

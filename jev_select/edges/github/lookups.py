@@ -24,12 +24,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from ... import contracts as c
-from ...core.evidence.resolve import LookupFailure, resolve_with_lookups
+from ...contracts import LookupFailure
 
 if TYPE_CHECKING:
     from ...core.evidence.resolve import ActionFile, LookupOutcome
 
-__all__ = ["LookupApi", "MetadataLookups", "SnapshotLookups", "resolve_with_lookups"]
+__all__ = ["LookupApi", "MetadataLookups", "SnapshotLookups"]
 
 _ACTION = "action"
 _WORKFLOW = "workflow"

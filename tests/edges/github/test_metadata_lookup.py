@@ -143,8 +143,8 @@ class _RemoteWorkflows:
 
 
 def test_the_lookup_rounds_share_one_expansion_time_bound() -> None:
+    from jev_select.core.evidence.resolve import resolve_with_lookups
     from jev_select.core.models import JobRef, Task, TaskTable
-    from jev_select.edges.github.lookups import resolve_with_lookups
 
     now = [0.0]
     files = {
