@@ -211,6 +211,36 @@ class _Grammar(ProblemLog):
             return
         seen[folded] = task_id
 
+    def _known_keys(
+        self,
+        mapping: Located,
+        known: Sequence[str],
+        required: str,
+        *,
+        task_id: str,
+        field: str | None,
+    ) -> tuple[dict[str, tuple[Node | None, Located]], bool]:
+        """The keys of ``mapping`` that are in ``known``; each other key is an unknown-field
+        problem with the closest known key suggested. The flag says whether ``required`` was the
+        suggestion for some unknown key, so that its absence is not reported a second time.
+        ``field`` is the problem's field (``None``: the unknown key itself)."""
+        found: dict[str, tuple[Node | None, Located]] = {}
+        suggested_required = False
+        for key, key_node, value in mapping.items():
+            if key in known:
+                found[key] = (key_node, value)
+                continue
+            suggestion = closest(key, known)
+            suggested_required |= suggestion == required
+            self.add(
+                c.CHECK_UNKNOWN_FIELD,
+                _unknown_field_message(key, suggestion, known),
+                key_node,
+                task=task_id,
+                field=key if field is None else field,
+            )
+        return found, suggested_required
+
     def task(self, task_id: str, key_node: Node | None, body: Located) -> None:
         if not isinstance(body.value, dict):
             self.add(
@@ -220,21 +250,9 @@ class _Grammar(ProblemLog):
                 task=task_id,
             )
             return
-        suggested_description = False
-        fields: dict[str, tuple[Node | None, Located]] = {}
-        for field, field_node, value in body.items():
-            if field in c.TASK_FIELDS:
-                fields[field] = (field_node, value)
-                continue
-            suggestion = closest(field, c.TASK_FIELDS)
-            suggested_description |= suggestion == c.TASK_FIELD_DESCRIPTION
-            self.add(
-                c.CHECK_UNKNOWN_FIELD,
-                _unknown_field_message(field, suggestion, c.TASK_FIELDS),
-                field_node,
-                task=task_id,
-                field=field,
-            )
+        fields, suggested_description = self._known_keys(
+            body, c.TASK_FIELDS, c.TASK_FIELD_DESCRIPTION, task_id=task_id, field=None
+        )
         if c.TASK_FIELD_DESCRIPTION in fields:
             self.description(task_id, *fields[c.TASK_FIELD_DESCRIPTION])
         elif not suggested_description:
@@ -320,21 +338,9 @@ class _Grammar(ProblemLog):
                 field=field,
             )
             return
-        entries: dict[str, tuple[Node | None, Located]] = {}
-        suggested_workflow = False
-        for key, key_node, entry in item.items():
-            if key in c.JOB_REF_FIELDS:
-                entries[key] = (key_node, entry)
-                continue
-            suggestion = closest(key, c.JOB_REF_FIELDS)
-            suggested_workflow |= suggestion == c.JOB_REF_FIELD_WORKFLOW
-            self.add(
-                c.CHECK_UNKNOWN_FIELD,
-                _unknown_field_message(key, suggestion, c.JOB_REF_FIELDS),
-                key_node,
-                task=task_id,
-                field=field,
-            )
+        entries, suggested_workflow = self._known_keys(
+            item, c.JOB_REF_FIELDS, c.JOB_REF_FIELD_WORKFLOW, task_id=task_id, field=field
+        )
         workflow = entries.get(c.JOB_REF_FIELD_WORKFLOW)
         if workflow is None and not suggested_workflow:
             self.add(
