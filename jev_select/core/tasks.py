@@ -508,7 +508,7 @@ def _read(text: str, *, stop_at_error: bool) -> TableReading:
     try:
         value, node = yamlstrict.parse_strict(trimmed)
     except yamlstrict.YamlStrictError as error:
-        code, message = _YAML_KINDS.get(error.kind, _YAML_KINDS[yamlstrict.KIND_SYNTAX])
+        code, message = _YAML_KINDS.get(error.code, _YAML_KINDS[yamlstrict.KIND_SYNTAX])
         line, column = grammar.positions.of_index(error.index)
         grammar.problems.append(
             Problem(severity=ERROR, code=code, message=message, line=line, column=column)

@@ -80,13 +80,13 @@ KIND_KEY = "key"
 class YamlStrictError(JevSelectError, ValueError):
     """The text is not acceptable strict YAML. Deliberately carries no detail of the text.
 
-    ``kind`` (one of the ``KIND_*`` words) and ``index`` (the character offset of the refused
+    ``code`` (one of the ``KIND_*`` words) and ``index`` (the character offset of the refused
     construct, when known) locate the refusal without quoting any of the text.
     """
 
-    def __init__(self, kind: str = KIND_SYNTAX, index: int | None = None) -> None:
+    def __init__(self, code: str = KIND_SYNTAX, index: int | None = None) -> None:
         super().__init__()
-        self.kind = kind
+        self.code = code
         self.index = index
 
     def __str__(self) -> str:
@@ -120,8 +120,8 @@ def mapping_key_text(key: object) -> str:
     raise YamlStrictError(KIND_KEY)
 
 
-def _refused(node: Node, kind: str = KIND_SCALAR) -> YamlStrictError:
-    return YamlStrictError(kind, node.start_mark.index if node.start_mark is not None else None)
+def _refused(node: Node, code: str = KIND_SCALAR) -> YamlStrictError:
+    return YamlStrictError(code, node.start_mark.index if node.start_mark is not None else None)
 
 
 def _scalar_text(node: Node) -> str:
@@ -295,7 +295,7 @@ class _StrictLoader(yaml.SafeLoader):
                 key = mapping_key_text(self.construct_object(key_node, deep=True))
             except YamlStrictError as error:
                 if error.index is None:
-                    raise _refused(key_node, error.kind) from None
+                    raise _refused(key_node, error.code) from None
                 raise
             if key in explicit:
                 raise _refused(key_node, KIND_DUPLICATE_KEY)

@@ -30,7 +30,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import PoolManager
 from urllib3.response import HTTPResponse
 
-from ..errors import JevSelectError
+from ..errors import CodedError
 
 __all__ = [
     "BearerAuth",
@@ -55,17 +55,16 @@ _TRANSPORT_ERRORS = (
 T = TypeVar("T")
 
 
-class HttpFailure(JevSelectError):
-    """Transport failure, refused redirect or non-2xx status. ``kind`` names which."""
+class HttpFailure(CodedError):
+    """Transport failure, refused redirect or non-2xx status. ``code`` names which."""
 
     def __init__(
         self,
-        kind: str,
+        code: str,
         status: int | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(kind)
-        self.kind = kind
+        super().__init__(code)
         self.status = status
         # Only the headers the caller asked to keep (names lower-cased), never the body.
         self.headers: Mapping[str, str] = dict(headers or {})
@@ -318,7 +317,7 @@ def bounded_request(
     try:
         return _exchange(method, url, headers, deadline, body_cap, data, auth, clock, keep_headers)
     except HttpFailure as failure:
-        if watchdog.fired and failure.kind != "status":
+        if watchdog.fired and failure.code != "status":
             raise HttpTimeout() from None
         raise
     finally:

@@ -97,8 +97,8 @@ def send(
         cause = (
             c.CAUSE_HTTP_TEMPLATE.format(status=failure.status)
             if failure.status is not None
-            else failure.kind
-            if failure.kind in (c.CAUSE_DNS, c.CAUSE_CONNECT, c.CAUSE_TLS)
+            else failure.code
+            if failure.code in (c.CAUSE_DNS, c.CAUSE_CONNECT, c.CAUSE_TLS)
             else c.CAUSE_UNKNOWN
         )
         raise RequestFailed(c.REASON_JEV_ERROR, cause) from None

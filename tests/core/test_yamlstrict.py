@@ -29,8 +29,8 @@ def rejected(text: str) -> None:
     # The reader that keeps the nodes refuses the same texts, at the same place.
     with pytest.raises(YamlStrictError) as with_nodes:
         parse_strict(text)
-    assert (with_nodes.value.kind, with_nodes.value.index) == (
-        caught.value.kind,
+    assert (with_nodes.value.code, with_nodes.value.index) == (
+        caught.value.code,
         caught.value.index,
     )
     # The same text as a task table is the one fixed diagnostic and carries nothing of the text.

@@ -101,7 +101,7 @@ def test_non_success_status_is_a_status_failure(server: FakeJev, code: int) -> N
     server.script(Reply.status(code, {"Location": target, "Retry-After": "0"}))
     with pytest.raises(HttpFailure) as caught:
         request(server.endpoint)
-    assert (caught.value.kind, caught.value.status) == ("status", code)
+    assert (caught.value.code, caught.value.status) == ("status", code)
     assert len(server.requests) == 1
 
 
@@ -177,7 +177,7 @@ def test_connection_reset_is_a_transport_failure(server: FakeJev, reply: Reply) 
     server.script(reply)
     with pytest.raises(HttpFailure) as caught:
         request(server.endpoint)
-    assert caught.value.kind == "transport"
+    assert caught.value.code == "transport"
     assert not isinstance(caught.value, HttpTimeout)
 
 
@@ -242,7 +242,7 @@ def test_error_status_fails_at_once_without_reading_a_dripping_body(
     started = time.monotonic()
     with pytest.raises(HttpFailure) as caught:
         request(server.endpoint, bound=IGNORED_BOUND_S)
-    assert (caught.value.kind, caught.value.status) == ("status", code)
+    assert (caught.value.code, caught.value.status) == ("status", code)
     assert not isinstance(caught.value, HttpTimeout)
     assert time.monotonic() - started < LOAD_SLACK_S
     assert server.wait_abandoned(1, LOAD_SLACK_S), "the client kept the body coming"
@@ -386,7 +386,7 @@ def test_ssl_cert_file_is_honoured(tls_server: FakeJev, monkeypatch: pytest.Monk
     monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
     with pytest.raises(HttpFailure) as caught:
         request(tls_server.endpoint)
-    assert caught.value.kind == "tls"  # an untrusted certificate is a TLS failure
+    assert caught.value.code == "tls"  # an untrusted certificate is a TLS failure
     monkeypatch.setenv("SSL_CERT_FILE", tls_server.ca_bundle)
     assert request(tls_server.endpoint).status == 200
 
@@ -516,7 +516,7 @@ def test_the_tls_context_still_verifies_the_server(
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
     with pytest.raises(HttpFailure) as caught:
         request(tls_server.endpoint)
-    assert caught.value.kind == "tls"
+    assert caught.value.code == "tls"
     context = httpio.tls_client_context()
     assert context.keylog_filename is None
     assert context.verify_mode == ssl.CERT_REQUIRED
