@@ -1,15 +1,16 @@
 """The one strict converter between parsed JSON values and the typed documents of the product.
 
 Every document jev-select writes and reads back (report v5, the plan block, results files,
-recordings, rollout data) is a tree of frozen attrs classes. This module turns a parsed JSON value
-into such a tree and back, and nothing else in the package builds or takes apart those documents
-by hand.
+recordings, rollout data, the analysis, calibration and history views) is a tree of frozen attrs
+classes. This module turns a parsed JSON value into such a tree and back; the readers add only
+the checks JSON Schema and the contract make beyond shape (patterns, versions, invariants).
 
 The converter is strict where JSON Schema is strict, so that a document is never half-understood:
 - an object with a key its class does not declare is refused (``forbid_extra_keys``);
 - nothing is coerced: a string stays a string, a boolean is never a number, an integer field takes
   only an exact integer, a number field only a finite int or float (kept as it was read, so that a
-  document written back is byte-identical), and NaN or Infinity are refused;
+  document written back is byte-identical), and NaN, Infinity and integers beyond the range of a
+  double are refused;
 - a failure names the path of the field and the constraint it broke, never the value it found.
 
 JSON Schema remains the contract check at the edges; the converter is what makes the value typed.
