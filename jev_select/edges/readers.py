@@ -12,24 +12,19 @@ import sys
 from typing import BinaryIO
 
 from .. import contracts as c
-from ..core import report_v5
-from ..core.convert import DocumentError
 from ..core.jsonutil import strict_loads
 from ..core.report import validate_report
-from ..core.report_v5 import ReportV5
 from ..core.shadow import Analysis, AnalysisError, Measurement, checked_measurement, shadow_analysis
 from .files import open_regular_file
 
 __all__ = [
     "parse_report",
-    "parse_typed_report",
     "read_analysis",
     "read_bytes",
     "read_json",
     "read_measurement",
     "read_report",
     "read_text",
-    "read_typed_report",
 ]
 
 
@@ -98,24 +93,6 @@ def parse_report(data: bytes) -> dict[str, object] | None:
         validate_report(value)
         return value
     except Exception:
-        return None
-
-
-def read_typed_report(path: str | os.PathLike[str]) -> ReportV5 | None:
-    """:func:`read_report`, typed: the report once it passed every check. Never raises."""
-    data = read_bytes(path, c.REPORT_READ_MAX_BYTES)
-    return parse_typed_report(data) if data is not None else None
-
-
-def parse_typed_report(data: bytes) -> ReportV5 | None:
-    """:func:`parse_report`, typed. The JSON Schema and the invariants stay the contract check;
-    the converter only gives the checked value its classes. Never raises."""
-    value = parse_report(data)
-    if value is None:
-        return None
-    try:
-        return report_v5.parse_report(value)
-    except DocumentError:
         return None
 
 
