@@ -17,8 +17,9 @@ import attrs
 from .. import contracts as c
 from .convert import DocumentError, register_document, structure, unstructure
 from .jsonutil import code_unit_key, pretty_json, strict_loads
+from .report_v5 import ReportV5
 
-__all__ = ["PlanBlock", "read_plan_block", "render_plan_block"]
+__all__ = ["PlanBlock", "plan_block_of", "read_plan_block", "render_plan_block"]
 
 _OPENING = "<!-- " + c.PLAN_BLOCK_MARKER
 _CLOSING = "-->"
@@ -120,18 +121,58 @@ def _runs(report: Mapping[str, object]) -> dict[str, bool]:
 
 
 def render_plan_block(report: Mapping[str, object], engine_version: str) -> str:
-    """The plan block for ``report``: marker line, 2-space JSON, ``-->`` and a final LF."""
-    run = _runs(report)
-    block = PlanBlock(
-        schema_version=c.PLAN_SCHEMA_VERSION,
-        engine_version=engine_version,
-        report_version=c.REPORT_VERSION,
+    """The plan block for a parsed ``report`` mapping: marker line, 2-space JSON, ``-->`` and a
+    final LF. Only the fields the block carries are read."""
+    return _block_text(
         tested_sha=_text(report, "tested_sha"),
         base_sha=_text(report, "base_sha"),
         head_sha=_text(report, "head_sha"),
         selection_hash=_text(report, "selection_hash"),
         mode=_text(report, c.REPORT_FIELD_MODE),
         status=_text(report, c.REPORT_FIELD_STATUS),
+        run=_runs(report),
+        engine_version=engine_version,
+    )
+
+
+def plan_block_of(report: ReportV5, engine_version: str) -> str:
+    """:func:`render_plan_block` of a typed report, read from its attributes."""
+    return _block_text(
+        tested_sha=report.tested_sha,
+        base_sha=report.base_sha,
+        head_sha=report.head_sha,
+        selection_hash=report.selection_hash,
+        mode=report.mode,
+        status=report.status,
+        run={
+            task_id: report.tasks[task_id].run
+            for task_id in sorted(report.tasks, key=code_unit_key)
+        },
+        engine_version=engine_version,
+    )
+
+
+def _block_text(
+    *,
+    tested_sha: str,
+    base_sha: str,
+    head_sha: str,
+    selection_hash: str,
+    mode: str,
+    status: str,
+    run: dict[str, bool],
+    engine_version: str,
+) -> str:
+    block = PlanBlock(
+        schema_version=c.PLAN_SCHEMA_VERSION,
+        engine_version=engine_version,
+        report_version=c.REPORT_VERSION,
+        tested_sha=tested_sha,
+        base_sha=base_sha,
+        head_sha=head_sha,
+        selection_hash=selection_hash,
+        mode=mode,
+        status=status,
         run=run,
         selected=[task_id for task_id, runs in run.items() if runs],
     )

@@ -18,9 +18,9 @@ from ..version import __version__
 from .jsonutil import code_unit_key, compact_json, format_number
 from .markdown import bare, code_span
 from .models import Plan, TaskTable
-from .plan_block import render_plan_block
+from .plan_block import plan_block_of
 from .plan_view import detail_facts, task_details
-from .report_v5 import ReportChunk, ReportTask, ReportV5, as_report, report_json
+from .report_v5 import ReportChunk, ReportTask, ReportV5, as_report
 
 __all__ = ["Summary", "log_line", "render_outputs", "render_summary", "render_terminal"]
 
@@ -300,7 +300,7 @@ def render_summary(
         group_table = ""
     details_close = c.SUMMARY_SCORE_DISCLAIMER + "\n\n</details>\n\n"
 
-    block = render_plan_block(report_json(report), engine_version)
+    block = plan_block_of(report, engine_version)
     omitted = _size(block) > c.PLAN_BLOCK_MAX_BYTES
     if omitted:
         block = ""

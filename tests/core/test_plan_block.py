@@ -17,7 +17,13 @@ from jev_select import contracts as c
 from jev_select.core.convert import DocumentError, structure
 from jev_select.core.jsonutil import code_unit_key, pretty_json
 from jev_select.core.models import Plan, TaskDecision, frozen_mapping
-from jev_select.core.plan_block import PlanBlock, read_plan_block, render_plan_block
+from jev_select.core.plan_block import (
+    PlanBlock,
+    plan_block_of,
+    read_plan_block,
+    render_plan_block,
+)
+from jev_select.core.report_v5 import parse_report, report_json
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "jev_select" / "schemas" / c.PLAN_BLOCK_SCHEMA_FILE).read_text())
@@ -140,6 +146,18 @@ def test_round_trip_for_every_status_and_mode(mode: str, status: str) -> None:
         selected=tuple(sorted((k for k, v in run.items() if v), key=code_unit_key)),
     )
     assert list(block.run) == ["Alpha", "_mid", "zeta"]
+
+
+@pytest.mark.parametrize("mode", c.MODES)
+@pytest.mark.parametrize("status", c.STATUSES)
+def test_a_typed_report_gives_the_block_of_its_json(mode: str, status: str) -> None:
+    # The step summary renders from the typed report; the block must be the mapping's, byte
+    # for byte.
+    everything_runs = mode == c.MODE_SHADOW or status != c.STATUS_PLANNED
+    report = report_for({"zeta": True, "Alpha": everything_runs}, mode=mode, status=status)
+    typed = parse_report(report)
+    assert plan_block_of(typed, "1.2.3") == render_plan_block(report, "1.2.3")
+    assert plan_block_of(typed, "1.2.3") == render_plan_block(report_json(typed), "1.2.3")
 
 
 def test_runs_defaults_to_true_for_unlisted_ids() -> None:
