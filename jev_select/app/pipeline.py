@@ -286,6 +286,9 @@ def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> M
             texts[path] = session.read_file_at(commits.metadata_sha, path, c.METADATA_FILE_CAP)
         return texts[path]
 
+    def list_paths() -> tuple[str, ...] | None:
+        return session.list_paths_at(commits.metadata_sha) if readable else None
+
     return resolve_with_lookups(
         inputs.tasks,
         read_file=read_file,
@@ -293,6 +296,7 @@ def _resolve_metadata(inputs: Inputs, run: RunContext, session: GitSession) -> M
         repository=run.provenance_repository,
         commit=commits.metadata_sha,
         clock=time.monotonic,
+        list_paths=list_paths,
     )
 
 

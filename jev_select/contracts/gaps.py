@@ -119,6 +119,18 @@ GAP_CONTEXT_FILE_MISSING: Final = GapKind(
 GAP_WORKFLOW_SHAPE_UNSUPPORTED: Final = GapKind(
     GapName.WORKFLOW_SHAPE_UNSUPPORTED, "<wf>#<job>", False, None, GAP_AT_WORKFLOW
 )
+GAP_WORKSPACE_MATCH_BOUND: Final = GapKind(
+    GapName.WORKSPACE_MATCH_BOUND, "<count>#<name>", False, None, GAP_AT_WORKFLOW
+)
+GAP_COMMAND_EXPRESSION_UNRESOLVED: Final = GapKind(
+    GapName.COMMAND_EXPRESSION_UNRESOLVED, "<wf>#<job>", False, None, GAP_AT_WORKFLOW
+)
+GAP_COMPOSITE_ACTION_DEPTH_LIMIT: Final = GapKind(
+    GapName.COMPOSITE_ACTION_DEPTH_LIMIT, "<uses>", False, None, GAP_AT_WORKFLOW
+)
+GAP_COMPOSITE_ACTION_CYCLE: Final = GapKind(
+    GapName.COMPOSITE_ACTION_CYCLE, "<uses>", False, None, GAP_AT_WORKFLOW
+)
 # Every kind, in the order of the documented table.
 GAP_KINDS: Final = (
     GAP_WORKFLOW_MISSING,
@@ -138,6 +150,10 @@ GAP_KINDS: Final = (
     GAP_CONTEXT_FILE_DYNAMIC,
     GAP_CONTEXT_FILE_MISSING,
     GAP_WORKFLOW_SHAPE_UNSUPPORTED,
+    GAP_WORKSPACE_MATCH_BOUND,
+    GAP_COMMAND_EXPRESSION_UNRESOLVED,
+    GAP_COMPOSITE_ACTION_DEPTH_LIMIT,
+    GAP_COMPOSITE_ACTION_CYCLE,
 )
 GAP_NAMES: Final = tuple(kind.name for kind in GAP_KINDS)
 GAP_KIND_BY_NAME: Final[Mapping[str, GapKind]] = {kind.name: kind for kind in GAP_KINDS}
@@ -178,6 +194,28 @@ PROVENANCE_KINDS: Final = (
     "context-file",
 )
 PACKAGE_SCRIPT_MAX_DEPTH: Final = 16
+# Workspace packages one command runs its script in (docs/reference.md, "Package scripts"): past
+# it the command is ``workspace-match-bound:<count>#<name>`` instead of that many scripts, so
+# that one ``pnpm -r`` in a large monorepo cannot crowd the rest of the evidence out.
+WORKSPACE_MATCH_BOUND: Final = 50
+# Packages one command may select at all, whether or not they have the script: past it the
+# selection is not even listed (the same gap, with the number selected).
+WORKSPACE_SELECTION_MAX: Final = 1_000
+# Composite actions in one chain of ``uses:`` steps, the outermost included; a deeper one is
+# ``composite-action-depth-limit:<uses>``.
+COMPOSITE_ACTION_MAX_DEPTH: Final = 10
+# The ``run`` text another repository's composite action shows in the evidence (docs/
+# reference.md, "Composite actions"): a command of at most ``COMPOSITE_REMOTE_STEP_RUN_BYTES``
+# UTF-8 bytes is shown whole while the action has shown fewer than ``COMPOSITE_REMOTE_RUN_BYTES``;
+# a longer one (a setup script) is replaced by a line giving its size, and an unnamed step with
+# nothing shown is left out. A short command (``make build``) says what the job does; a setup
+# script's body says little and costs requests: shown whole, the scripts of three setup actions
+# per job more than doubled the requests of a Rust repository. Every command is still read in
+# full for package scripts; only the text sent is bounded.
+COMPOSITE_REMOTE_STEP_RUN_BYTES: Final = 120
+COMPOSITE_REMOTE_RUN_BYTES: Final = 360
+COMPOSITE_REMOTE_RUN_CUT_PREFIX: Final = "# a script of "
+COMPOSITE_REMOTE_RUN_CUT: Final = COMPOSITE_REMOTE_RUN_CUT_PREFIX + "{count} bytes, not shown"
 # Workflows in one chain of reusable-workflow calls, the top-level caller included (GitHub's
 # limit); a deeper call stays ``reusable-workflow-unresolved``.
 REUSABLE_WORKFLOW_MAX_DEPTH: Final = 10
@@ -195,6 +233,18 @@ REUSABLE_EXPANSION_MAX_NODES: Final = 50_000
 REUSABLE_EXPANSION_MAX_WORKFLOWS: Final = 256
 # Seconds of expansion per metadata phase, on the clock the edge injects (all lookup rounds).
 REUSABLE_EXPANSION_BOUND_S: Final = 5.0
+# Shown (terminal view, step summary and ``check`` only) for a gap a command causes: the file,
+# line and column of the command, its job and step, and the command's first line (at most
+# ``NOTE_COMMAND_MAX_CHARS`` characters). The report's warning keeps its fixed form.
+NOTE_GAP_CAUSE_SEPARATOR: Final = " comes from "
+NOTE_GAP_CAUSE: Final = (
+    "{gap}" + NOTE_GAP_CAUSE_SEPARATOR + '{place}, workflow "{workflow}", job "{job}", '
+    'step "{step}"'
+)
+NOTE_GAP_CAUSE_ACTION: Final = ' of action "{action}"'
+NOTE_GAP_COMMAND: Final = ": {command}"
+NOTE_GAP_PLACE: Final = "{file}:{line}:{column}"
+NOTE_COMMAND_MAX_CHARS: Final = 120
 # Shown (terminal view and step summary only) beside ``job-missing`` when the task named a job
 # by its display name; the report's warning keeps its fixed form.
 NOTE_JOB_NAME_NOT_KEY: Final = (

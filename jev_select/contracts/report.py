@@ -199,3 +199,5 @@ TERMINAL_COLLECTION_TEMPLATE: Final = "collection: {ms} ms"
 TERMINAL_REPORT_TEMPLATE: Final = "report: {path}"
 TERMINAL_NOTE_TEMPLATE: Final = "note: {task}: {note}"
 SUMMARY_NOTE_TEMPLATE: Final = "- Note on {task}: {note}"
+# Beside a gap in the Details column: where the command that causes it is written.
+SUMMARY_GAP_PLACE_TEMPLATE: Final = " at {place}"

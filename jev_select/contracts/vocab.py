@@ -173,6 +173,10 @@ class GapName(StrEnum):
     CONTEXT_FILE_DYNAMIC = "context-file-dynamic"
     CONTEXT_FILE_MISSING = "context-file-missing"
     WORKFLOW_SHAPE_UNSUPPORTED = "workflow-shape-unsupported"
+    WORKSPACE_MATCH_BOUND = "workspace-match-bound"
+    COMMAND_EXPRESSION_UNRESOLVED = "command-expression-unresolved"
+    COMPOSITE_ACTION_DEPTH_LIMIT = "composite-action-depth-limit"
+    COMPOSITE_ACTION_CYCLE = "composite-action-cycle"
 
 
 class LookupFailure(StrEnum):

@@ -104,13 +104,25 @@ def _whole_ms(value: float) -> str:
     return str(math.floor(value + 0.5))
 
 
+def _gap_places(notes: Sequence[str]) -> dict[str, str]:
+    """Gap -> the file, line and column of the command that causes it, from the notes."""
+    places: dict[str, str] = {}
+    for note in notes:
+        gap, separator, cause = note.partition(c.NOTE_GAP_CAUSE_SEPARATOR)
+        if separator and gap not in places:
+            places[gap] = cause.split(",", 1)[0]
+    return places
+
+
 def _task_details(
     report: ReportV5,
     task_id: str,
     table: TaskTable | None,
     changed_paths: Sequence[str] | None,
+    notes: Sequence[str] = (),
 ) -> str:
-    """Highest score against the threshold, the matching pattern and the gaps, each escaped."""
+    """Highest score against the threshold, the matching pattern and the gaps (each with the
+    place of the command that causes it, when a command does), each escaped."""
     facts = detail_facts(report, task_id, tasks=table, changed_paths=changed_paths)
     parts: list[str] = []
     if facts.score is not None:
@@ -122,7 +134,19 @@ def _task_details(
     if facts.match is not None:
         parts.append(c.SUMMARY_PATTERN_MATCHED_TEMPLATE.format(pattern=_code(facts.match[0])))
     if facts.gaps:
-        parts.append(c.PLAN_VIEW_GAPS_PREFIX + ", ".join(_code(gap) for gap in facts.gaps))
+        places = _gap_places(notes)
+        parts.append(
+            c.PLAN_VIEW_GAPS_PREFIX
+            + ", ".join(
+                _code(gap)
+                + (
+                    c.SUMMARY_GAP_PLACE_TEMPLATE.format(place=_code(places[gap]))
+                    if gap in places
+                    else ""
+                )
+                for gap in facts.gaps
+            )
+        )
     return "; ".join(parts) if parts else c.SUMMARY_NULL_CELL
 
 
@@ -284,7 +308,11 @@ def render_summary(
         + "\n\n"
     )
     task_rows = [
-        _task_row(task_id, tasks[task_id], _task_details(report, task_id, table, changed_paths))
+        _task_row(
+            task_id,
+            tasks[task_id],
+            _task_details(report, task_id, table, changed_paths, (notes or {}).get(task_id, ())),
+        )
         for task_id in task_ids
     ]
 

@@ -144,8 +144,9 @@ inputs:
 runs:
   using: composite
   steps:
-    - run: npm run lint-all
+    - run: npm test
       shell: bash
+      working-directory: web
 """
 
 EXTERNAL_ACTION_TEXT = f"""name: Setup toolchain
@@ -403,7 +404,6 @@ def test_run_is_planned_and_gaps_retain_only_their_tasks(scenario: Scenario) -> 
         "big",
         "binary",
         "byname",
-        "cdcommand",
         "docker",
         "dynamic",
         "external",
@@ -595,17 +595,19 @@ def test_local_action_with_described_inputs(scenario: Scenario) -> None:
     ]
     assert evidence["jobs"][0]["steps"] == [
         {
+            "steps": [{"run": "npm test", "shell": "bash", "working_directory": "web"}],
             "uses": "./.github/actions/lint",
             "with": {"level": "strict", "quiet": True},
             "working_directory": ".",
         }
     ]
-    # The composite body is opaque: its npm command is not scanned.
-    assert evidence["packageScripts"] == []
+    # The composite's npm command is read like the job's own.
+    assert [script["name"] for script in evidence["packageScripts"]] == ["test"]
     assert_complete(scenario, "localaction")
     metadata = scenario.metadata("localaction")
-    action = metadata["provenance"][-1]
-    assert action["kind"] == "action"
+    kinds = [item["kind"] for item in metadata["provenance"]]
+    assert kinds[-2:] == ["action", "package-script"]
+    action = metadata["provenance"][-2]
     assert action["locator"]["repository"] == REPOSITORY
     assert action["locator"]["commit"] == scenario.base
     assert action["locator"]["file"] == ".github/actions/lint/action.yml"
@@ -709,11 +711,18 @@ def test_npm_scripts_with_nesting(scenario: Scenario) -> None:
     assert metadata["hashes"][source_key(scenario.base, "web/package.json")] == sha256(PACKAGE_JSON)
 
 
-def test_cd_in_a_command_leaves_the_scripts_unresolved(scenario: Scenario) -> None:
+def test_cd_in_a_command_moves_its_scripts(scenario: Scenario) -> None:
     evidence = scenario.evidence("cdcommand")
-    assert evidence["packageScripts"] == []
+    assert evidence["packageScripts"] == [
+        {
+            "command": "vitest",
+            "manifest": "web/package.json",
+            "name": "test",
+            "workingDirectory": "web",
+        }
+    ]
     assert evidence["jobs"][0]["steps"] == [{"run": "cd web && npm test", "working_directory": "."}]
-    assert_gaps(scenario, "cdcommand", [c.WARN_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED])
+    assert_complete(scenario, "cdcommand")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -646,8 +646,10 @@ ALLOWED_LITERALS: dict[tuple[str, str], str] = {
     ("core.evidence.resolve", "incomplete"): "the evidence and job_metadata key, not the "
     "observation status",
     ("core.evidence.workflow_shapes", "run"): "the `run:` key of a workflow step, not the output",
-    ("core.evidence.jobs", "run"): "the `run:` key of a workflow step, not the output",
-    ("core.evidence.package_scripts", "run"): "the package managers' `run` command, not the output",
+    ("core.evidence.workflow_shapes", "matrix"): "a job's `strategy.matrix`, not the output",
+    ("core.evidence.steps", "run"): "the `run:` key of a step's evidence entry, not the output",
+    ("core.evidence.package_managers.builtins", "run"): "the package managers' `run` command, "
+    "not the output",
     ("core.report", "incomplete"): "the job_metadata key, not the observation status",
     ("core.questions", "model"): "the model field of the System One request body",
     ("edges.httpio", "status"): "the HTTP failure kind for a non-2xx answer",

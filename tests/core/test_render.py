@@ -518,3 +518,14 @@ def test_terminal_and_summary_show_notes_on_gaps() -> None:
     summary = render_summary(planned_report(), notes={"docs": ("a | b",)}).text
     assert "- Note on `docs`: `a | b`\n" in summary
     assert "Note on" not in render_summary(planned_report()).text
+
+
+def test_summary_details_name_where_a_command_gap_comes_from() -> None:
+    gap = "context-file-missing:notes/café.md"
+    note = f'{gap} comes from ci.yml:7:11, workflow "ci.yml", job "unit", step "Test": npm test'
+    summary = render_summary(planned_report(), notes={"B_upper": (note,)}).text
+    row = next(line for line in summary.splitlines() if line.startswith("| `B_upper` |"))
+    assert row.endswith(f"gaps: `{gap}` at `ci.yml:7:11` |")
+    other = next(line for line in summary.splitlines() if line.startswith("| `_private` |"))
+    assert other.endswith(f"{GAP} |")
+    assert f"- Note on `B_upper`: `{note}`" in summary

@@ -139,6 +139,16 @@ def _gap_node(document: Located, task_id: str, code: str, detail: str) -> tuple[
     return node_at(document, task_id), ""
 
 
+def _causes(notes: tuple[str, ...]) -> dict[str, str]:
+    """Gap -> the command it comes from, read from the notes of the evidence builder."""
+    causes: dict[str, str] = {}
+    for note in notes:
+        gap, separator, cause = note.partition(c.NOTE_GAP_CAUSE_SEPARATOR)
+        if separator and gap not in causes:
+            causes[gap] = c.NOTE_GAP_CAUSE_SEPARATOR.strip() + " " + cause
+    return causes
+
+
 def check_repository(
     checker: ProblemLog, document: Located, table: TaskTable, repository: Repository
 ) -> None:
@@ -161,17 +171,23 @@ def check_repository(
         repository=repository.repository,
         commit=repository.commit,
         clock=repository.clock,
+        list_paths=lambda: repository.paths,
     )
     for task_id, entry in metadata.evidence.items():
         gaps = entry.job_metadata.get("warnings", []) if entry.job_metadata is not None else []
+        causes = _causes(metadata.notes.get(task_id, ()))
         for gap in gaps if isinstance(gaps, list) else ():
             if not isinstance(gap, str):
                 continue
             code, detail = _gap_code(gap)
             node, field = _gap_node(document, task_id, code, detail)
+            message = _gap_message(code, detail, repository)
+            if gap in causes:
+                # The command that causes it, at its line and column in the workflow or action.
+                message += "; " + causes[gap]
             checker.add(
                 code,
-                _gap_message(code, detail, repository),
+                message,
                 node,
                 task=task_id,
                 field=field or None,

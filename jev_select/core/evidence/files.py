@@ -24,15 +24,17 @@ from ..jsonutil import JsonError, strict_loads
 from ..object_ids import is_object_id
 from ..yamlstrict import YamlStrictError, load_strict, mapping_key_text
 from .budget import ExpansionBudget
+from .workspaces import WorkspaceIndex
 
 if TYPE_CHECKING:
-    from .jobs import Expansion, ExpansionKey
+    from .effects import Expansion, ExpansionKey
 
 __all__ = [
     "ActionFile",
     "FetchAction",
     "FetchWorkflow",
     "JsonValue",
+    "ListPaths",
     "LookupFailure",
     "LookupOutcome",
     "Manifest",
@@ -52,6 +54,9 @@ __all__ = [
 
 
 ReadFile = Callable[[str], "bytes | None"]
+# Every file path at the metadata commit, or None when the listing cannot be had (workspace
+# globs then cannot be expanded, and commands that depend on them keep their gap).
+ListPaths = Callable[[], "Sequence[str] | None"]
 # What a lookup of another repository's action or reusable workflow answers.
 LookupOutcome: TypeAlias = "ActionFile | LookupFailure"
 FetchAction: TypeAlias = Callable[[str, str, str, str], LookupOutcome]
@@ -190,6 +195,43 @@ class YamlDocument:
                 self._root = None
         return self._root
 
+    def value_start(self, path: Sequence[str | int]) -> tuple[int, int, bool]:
+        """The 1-based line and column where the scalar at ``path`` starts, and whether it is a
+        block scalar (its text then starts on the next line, indented to that column)."""
+        node = self._node(path)
+        if not isinstance(node, yaml.ScalarNode) or node.start_mark is None:
+            return 1, 1, False
+        mark = node.start_mark
+        if node.style in ("|", ">"):
+            lines = self.text.split("\n")
+            for index in range(mark.line + 1, len(lines)):
+                content = lines[index]
+                if content.strip():
+                    return index + 1, len(content) - len(content.lstrip(" ")) + 1, True
+            return mark.line + 2, mark.column + 1, True
+        quoted = 1 if node.style in ("'", '"') else 0
+        return mark.line + 1, mark.column + 1 + quoted, False
+
+    def _node(self, path: Sequence[str | int]) -> yaml.Node | None:
+        node = self.root
+        for step in path:
+            if isinstance(step, int) and isinstance(node, yaml.SequenceNode):
+                node = node.value[step] if 0 <= step < len(node.value) else None
+            elif isinstance(step, str) and isinstance(node, yaml.MappingNode):
+                node = next(
+                    (
+                        value
+                        for key, value in node.value
+                        if isinstance(key, yaml.ScalarNode) and key.value == step
+                    ),
+                    None,
+                )
+            else:
+                node = None
+            if node is None:
+                return None
+        return node
+
     def location(self, path: Sequence[str | int], *, with_key: bool = False) -> dict[str, int]:
         """Position of the element at ``path`` (mapping keys and sequence indexes)."""
         node = self.root
@@ -295,6 +337,7 @@ class MetadataFiles:
         commit: str,
         fetch_workflow: FetchWorkflow | None = None,
         budget: ExpansionBudget | None = None,
+        list_paths: ListPaths | None = None,
     ) -> None:
         self.repository = repository
         self.commit = commit
@@ -308,6 +351,21 @@ class MetadataFiles:
         self._workflows: dict[str, YamlDocument | c.GapKind] = {}
         self._actions: dict[str, _ActionOutcome] = {}
         self._manifests: dict[str, Manifest | c.GapKind] = {}
+        self._list_paths = list_paths
+        self._workspaces: WorkspaceIndex | None = None
+
+    @property
+    def workspaces(self) -> WorkspaceIndex:
+        """The workspaces of the repository at the commit, listed once on first use."""
+        if self._workspaces is None:
+            paths: Sequence[str] | None = None
+            if self._list_paths is not None:
+                try:
+                    paths = self._list_paths()
+                except Exception:  # a failing listing is the same as none
+                    paths = None
+            self._workspaces = WorkspaceIndex(self.text, paths)
+        return self._workspaces
 
     def text(self, path: str) -> str | None:
         """Decoded text of a normalised repository path, or None when it counts as missing."""

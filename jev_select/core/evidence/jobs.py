@@ -19,12 +19,16 @@ for keeps the same gap.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Final, Required, TypeAlias, TypedDict
+from typing import Final
 
 import attrs
 
 from ... import contracts as c
+from ..jsonutil import canonical_json
 from .budget import OverBudget
+from .composites import CompositeSteps
+from .effects import Effect, Expansion, ExpansionKey, Frame, Hint, RecordEffect, Use, Warn
+from .expressions import Values, inputs_of_call, matrix_combinations, substitute
 from .files import (
     JsonValue,
     MetadataFiles,
@@ -35,7 +39,39 @@ from .files import (
     json_safe,
     normalise_path,
 )
-from .workflow_shapes import flatten_steps, job_shape_supported, workflow_shape_supported
+from .steps import (
+    SELF_PREFIX,
+    EvidenceJob,
+    EvidenceStep,
+    JobSource,
+    StepRun,
+    StepSite,
+    checkout_path,
+    commands_of,
+    directory_text,
+    first_string,
+    foreign_checkout,
+    local_action,
+    run_default,
+    site_of,
+    step_label,
+    step_run,
+    substituted,
+    workflow_call_inputs,
+)
+from .workflow_shapes import (
+    MATRIX,
+    NAME,
+    RUN,
+    SHELL,
+    STEPS,
+    USES,
+    WITH,
+    WORKING_DIRECTORY,
+    flatten_steps,
+    job_shape_supported,
+    workflow_shape_supported,
+)
 
 __all__ = [
     "EvidenceJob",
@@ -45,205 +81,27 @@ __all__ = [
     "JobSource",
     "JobsPhase",
     "StepRun",
+    "StepSite",
 ]
 
-# Final, so that their literal values can name the keys of the entries below.
+# What records one provenance entry (``resolve._TaskBuilder.record``).
+Record = Callable[..., None]
+
 _JOBS: Final = "jobs"
-_STEPS: Final = "steps"
-_NAME: Final = "name"
-_RUN: Final = "run"
-_USES: Final = "uses"
-_WITH: Final = "with"
 _NEEDS = "needs"
-_SHELL: Final = "shell"
-_PATH = "path"
-_REPOSITORY = "repository"
-_REF = "ref"
 _DEFAULTS = "defaults"
-_WORKING_DIRECTORY = "working-directory"
 _CURRENT_DIRECTORY = "."
 _LOCAL_PREFIX = "./"
-# GitHub's self-repository form: the repository and commit of the file that says it. In this
-# repository's workflows that is the metadata commit, read like ``./``.
-_SELF_PREFIX = "$/"
-_CHECKOUT = "actions/checkout@"
+_STRATEGY = "strategy"
+_INPUTS = "inputs"
 
 _KIND_WORKFLOW_JOB = c.PROVENANCE_KINDS[0]
 _KIND_WORKFLOW_DEFAULTS = c.PROVENANCE_KINDS[1]
 _KIND_JOB_DEFAULTS = c.PROVENANCE_KINDS[2]
 _KIND_WORKFLOW_STEP = c.PROVENANCE_KINDS[3]
 
-# The evidence entries of a step and of a job (docs/reference.md, "Jobs in the evidence"). The
-# functional form because ``with`` is a Python keyword; the evidence sorts its keys, so the order
-# here is not the order written.
-EvidenceStep = TypedDict(
-    "EvidenceStep",
-    {
-        "working_directory": Required[str],
-        "name": JsonValue,
-        "run": JsonValue,
-        "uses": JsonValue,
-        "with": JsonValue,
-        "shell": str,
-        "parallel": int,
-        "background": bool,
-    },
-    total=False,
-)
-EvidenceJob = TypedDict(
-    "EvidenceJob",
-    {
-        "id": Required[str],
-        "workflow": Required[str],
-        "name": str,
-        "uses": str,
-        "with": dict[str, JsonValue],
-        "jobs": list["EvidenceJob"],  # a called workflow's jobs
-        "steps": list[EvidenceStep],
-    },
-    total=False,
-)
 
-
-@attrs.frozen
-class JobSource:
-    """Where a workflow comes from: this repository, or another one at a resolved commit."""
-
-    label: str  # the workflow as written by the task or the caller
-    file: str  # its path inside its repository
-    document: YamlDocument
-    repository: str
-    commit: str
-    resolved_sha: str | None = None  # set for another repository's workflow
-
-
-@attrs.frozen
-class StepRun:
-    """A step command to scan for package scripts, with its effective directory."""
-
-    command: str
-    working_directory: str
-
-
-Record = Callable[..., None]
-
-
-# ---- effects of expanding a job, recorded so that a reuse can replay them ------------------
-
-
-@attrs.frozen
-class _Warn:
-    text: str
-
-
-@attrs.frozen
-class _Hint:
-    directory: str
-
-
-@attrs.frozen
-class _Record:
-    kind: str
-    source: JobSource
-    location: Mapping[str, int]
-
-
-@attrs.frozen
-class _Use:
-    action: str
-    options: Mapping[str, JsonValue] | None  # the step's ``with``, JSON-safe
-
-
-# The called workflow's identity and the call as written (it labels the called jobs and their
-# gaps).
-ExpansionKey: TypeAlias = tuple[str, str]
-
-
-@attrs.frozen(eq=False)
-class Expansion:
-    """A called workflow's expanded jobs and, in order, the effects expanding them had.
-
-    ``jobs`` is shared by every reuse and never changed (the evidence is copied when its keys
-    are sorted). ``size`` counts its job and step entries, nested expansions included.
-
-    Expanding depended on the caller's chain only through its length and through the identities
-    in ``reached`` (every call below checked for a cycle). The calls below were checked at most
-    ``reach`` levels under ``depth``, the chain length it was expanded at; when none of them hit
-    the depth limit (``limited``), any chain short enough for those checks to pass again gives
-    the same expansion, provided it meets ``reached`` in exactly ``context``.
-    """
-
-    jobs: list[EvidenceJob]
-    effects: tuple[_Effect, ...]
-    size: int
-    depth: int
-    reach: int
-    limited: bool
-    reached: frozenset[str]
-    context: frozenset[str]
-
-    def holds_for(self, chain: tuple[str, ...]) -> bool:
-        if self.limited:
-            depth_holds = len(chain) == self.depth
-        else:
-            depth_holds = len(chain) + self.reach < c.REUSABLE_WORKFLOW_MAX_DEPTH
-        return depth_holds and self.reached.intersection(chain) == self.context
-
-
-_Effect: TypeAlias = "_Warn | _Hint | _Record | _Use | StepRun | Expansion"
-
-
-@attrs.define
-class _Frame:
-    """An expansion being computed: what it records instead of applying."""
-
-    effects: list[_Effect] = attrs.Factory(list)
-    reached: set[str] = attrs.Factory(set)
-    size: int = 0
-    reach: int = 0
-    limited: bool = False
-
-
-def _run_default(owner: YamlMapping, field: str) -> str | None:
-    defaults = owner.get(_DEFAULTS)
-    run = defaults.get(_RUN) if isinstance(defaults, Mapping) else None
-    value = run.get(field) if isinstance(run, Mapping) else None
-    return value if isinstance(value, str) else None
-
-
-def _first_string(*values: object) -> str | None:
-    for value in values:
-        if isinstance(value, str):
-            return value
-    return None
-
-
-def _checkout_path(step: YamlMapping) -> str | None:
-    """The ``path`` of an ``actions/checkout`` step that checks out this repository's commit."""
-    uses = step.get(_USES)
-    options = step.get(_WITH)
-    if not isinstance(uses, str) or not uses.startswith(_CHECKOUT):
-        return None
-    if not isinstance(options, Mapping) or _REPOSITORY in options or _REF in options:
-        return None
-    path = options.get(_PATH)
-    if not isinstance(path, str) or is_dynamic(path):
-        return None
-    return normalise_path(path.rstrip("/"))
-
-
-def _local_action(uses: str, checkouts: list[str]) -> str:
-    """A local action under a sub-checkout of this repository, relative to the repository."""
-    if uses.startswith(_SELF_PREFIX):
-        return _LOCAL_PREFIX + uses[len(_SELF_PREFIX) :]
-    for checkout in checkouts:
-        prefix = f"{_LOCAL_PREFIX}{checkout}/"
-        if uses.startswith(prefix) and len(uses) > len(prefix):
-            return _LOCAL_PREFIX + uses[len(prefix) :]
-    return uses
-
-
-class JobsPhase:
+class JobsPhase(CompositeSteps):
     """Collects the evidence of a task's jobs into the lists it is given."""
 
     def __init__(
@@ -263,7 +121,7 @@ class JobsPhase:
         self.runs: list[StepRun] = []
         self.native_dependencies: set[str] = set()
         self.notes: list[str] = []
-        self._frames: list[_Frame] = []  # expansions being computed, innermost last
+        self._frames: list[Frame] = []  # expansions being computed, innermost last
         self._replayed: set[Expansion] = set()  # applied to this task already
 
     def local_source(self, workflow: str, document: YamlDocument) -> JobSource:
@@ -275,7 +133,7 @@ class JobsPhase:
         self.warn(c.GAP_JOB_MISSING.warning(f"{source.label}#{job_id}"))
         jobs = source.document.data.get(_JOBS)
         for key, job in jobs.items() if isinstance(jobs, Mapping) else ():
-            if isinstance(job, Mapping) and job.get(_NAME) == job_id:
+            if isinstance(job, Mapping) and job.get(NAME) == job_id:
                 self.notes.append(
                     c.NOTE_JOB_NAME_NOT_KEY.format(workflow=source.label, name=job_id, key=str(key))
                 )
@@ -289,11 +147,12 @@ class JobsPhase:
         chain: tuple[str, ...],
         *,
         top_level: bool = True,
+        inputs: Mapping[str, str | None] | None = None,
     ) -> EvidenceJob:
         document = source.document
         workflow_data = document.data
         item: EvidenceJob = {"id": job_id, "workflow": source.label}
-        name = job.get(_NAME)
+        name = job.get(NAME)
         if isinstance(name, str):
             item["name"] = name
         needs = job.get(_NEEDS)
@@ -312,38 +171,43 @@ class JobsPhase:
             self._record(source, _KIND_JOB_DEFAULTS, location)
 
         if not workflow_shape_supported(workflow_data) or not job_shape_supported(job):
-            self._emit(_Warn(c.GAP_WORKFLOW_SHAPE_UNSUPPORTED.warning(f"{source.label}#{job_id}")))
-        uses = job.get(_USES)
+            self._emit(Warn(c.GAP_WORKFLOW_SHAPE_UNSUPPORTED.warning(f"{source.label}#{job_id}")))
+        values: Values = {_INPUTS: inputs} if inputs is not None else {}
+        uses = job.get(USES)
         if isinstance(uses, str):
-            item[_USES] = uses
-            options = job.get(_WITH)
+            item[USES] = uses
+            options = job.get(WITH)
+            passed: dict[str, JsonValue] | None = None
             if isinstance(options, Mapping):
-                item[_WITH] = json_safe(options)
-            called = self._call(uses, source, chain)
+                copied = substituted(json_safe(options), values)
+                passed = copied if isinstance(copied, dict) else None
+                if passed is not None:
+                    item[WITH] = passed
+            called = self._call(uses, source, chain, passed)
             if called is None:
-                self._emit(_Warn(c.GAP_REUSABLE_WORKFLOW_UNRESOLVED.warning(uses)))
+                self._emit(Warn(c.GAP_REUSABLE_WORKFLOW_UNRESOLVED.warning(uses)))
             else:
                 item[_JOBS] = called
             return item
-        item[_STEPS] = self._steps(source, job, job_path)
+        item[STEPS] = self._steps(source, job, job_path, values)
         return item
 
     # ---- effects: applied to the task, or recorded while an expansion is computed -----------
 
-    def _emit(self, effect: _Effect) -> None:
+    def _emit(self, effect: Effect) -> None:
         if self._frames:
             self._frames[-1].effects.append(effect)
         else:
             self._apply(effect)
 
-    def _apply(self, effect: _Effect) -> None:
-        if isinstance(effect, _Warn):
+    def _apply(self, effect: Effect) -> None:
+        if isinstance(effect, Warn):
             self.warn(effect.text)
-        elif isinstance(effect, _Hint):
+        elif isinstance(effect, Hint):
             self.hint(effect.directory)
-        elif isinstance(effect, _Record):
+        elif isinstance(effect, RecordEffect):
             self._record_now(effect.source, effect.kind, effect.location)
-        elif isinstance(effect, _Use):
+        elif isinstance(effect, Use):
             merged = self.uses.setdefault(effect.action, {})
             if effect.options is not None:
                 merged.update(effect.options)
@@ -363,7 +227,7 @@ class JobsPhase:
             self._apply(effect)
 
     def _record(self, source: JobSource, kind: str, location: Mapping[str, int]) -> None:
-        self._emit(_Record(kind, source, location))
+        self._emit(RecordEffect(kind, source, location))
 
     def _record_now(self, source: JobSource, kind: str, location: Mapping[str, int]) -> None:
         self.record(
@@ -377,76 +241,104 @@ class JobsPhase:
         )
 
     def _steps(
-        self, source: JobSource, job: YamlMapping, job_path: list[str | int]
+        self,
+        source: JobSource,
+        job: YamlMapping,
+        job_path: list[str | int],
+        values: Values,
     ) -> list[EvidenceStep]:
         workflow_data = source.document.data
-        workflow_directory = _run_default(workflow_data, _WORKING_DIRECTORY)
-        job_directory = _run_default(job, _WORKING_DIRECTORY)
-        workflow_shell = _run_default(workflow_data, _SHELL)
-        job_shell = _run_default(job, _SHELL)
+        workflow_directory = run_default(workflow_data, WORKING_DIRECTORY)
+        job_directory = run_default(job, WORKING_DIRECTORY)
+        workflow_shell = run_default(workflow_data, SHELL)
+        job_shell = run_default(job, SHELL)
         if workflow_directory is not None:
-            self._emit(_Hint(workflow_directory))
+            self._emit(Hint(workflow_directory))
         if job_directory is not None:
-            self._emit(_Hint(job_directory))
-        raw_steps = job.get(_STEPS)
+            self._emit(Hint(job_directory))
+        raw_steps = job.get(STEPS)
         shape = flatten_steps(raw_steps) if isinstance(raw_steps, list) else None
         if shape is not None and not shape.supported:
             self._emit(
-                _Warn(c.GAP_WORKFLOW_SHAPE_UNSUPPORTED.warning(f"{source.label}#{job_path[-1]}"))
+                Warn(c.GAP_WORKFLOW_SHAPE_UNSUPPORTED.warning(f"{source.label}#{job_path[-1]}"))
             )
+        strategy = job.get(_STRATEGY)
+        combinations = matrix_combinations(
+            strategy.get(MATRIX) if isinstance(strategy, Mapping) else None
+        )
+        if strategy is not None and not isinstance(strategy, Mapping):
+            combinations = None
         steps: list[EvidenceStep] = []
         checkouts: list[str] = []
-        for flat in shape.steps if shape is not None else ():
+        foreign: tuple[str, ...] = ()
+        for position, flat in enumerate(shape.steps if shape is not None else ()):
             step = flat.step
             # An empty string is still the first string (docs/reference.md, "Jobs in the evidence");
             # only absence means ".".
-            directory = _first_string(
-                step.get(_WORKING_DIRECTORY), job_directory, workflow_directory
-            )
+            directory = first_string(step.get(WORKING_DIRECTORY), job_directory, workflow_directory)
             if directory is None:
                 directory = _CURRENT_DIRECTORY
-            shell = _first_string(step.get(_SHELL), job_shell, workflow_shell)
+            directory = directory_text(substitute(directory, values))
+            shell = first_string(step.get(SHELL), job_shell, workflow_shell)
             entry: EvidenceStep = {"working_directory": directory}
-            for field in (_NAME, _RUN, _USES, _WITH):
+            for field in (NAME, RUN, USES, WITH):
                 if field in step:
-                    entry[field] = json_safe(step[field])
+                    entry[field] = substituted(json_safe(step[field]), values)
             if shell is not None:
-                entry[_SHELL] = shell
+                entry[SHELL] = shell
             if flat.parallel is not None:
                 entry[c.EVIDENCE_STEP_PARALLEL] = flat.parallel
             if flat.background:
                 entry[c.EVIDENCE_STEP_BACKGROUND] = True
             steps.append(entry)
-            self._emit(_Hint(directory))
-            self._record(
-                source, _KIND_WORKFLOW_STEP, source.document.location([*job_path, *flat.path])
-            )
-            step_uses = step.get(_USES)
+            self._emit(Hint(directory))
+            step_path = [*job_path, *flat.path]
+            self._record(source, _KIND_WORKFLOW_STEP, source.document.location(step_path))
+            step_uses = step.get(USES)
             if isinstance(step_uses, str):
                 if source.resolved_sha is None and step_uses.startswith(
-                    (_LOCAL_PREFIX, _SELF_PREFIX)
+                    (_LOCAL_PREFIX, SELF_PREFIX)
                 ):
-                    step_uses = _local_action(step_uses, checkouts)
-                step_with = step.get(_WITH)
-                options = json_safe(step_with) if isinstance(step_with, Mapping) else None
-                self._emit(_Use(step_uses, options))
-                checkout = _checkout_path(step)
+                    step_uses = local_action(step_uses, checkouts)
+                options = entry.get(WITH)
+                passed = options if isinstance(options, dict) else None
+                self._emit(Use(step_uses, passed))
+                nested = self._composite(step_uses, passed, (), source.label, str(job_path[-1]))
+                if nested is not None:
+                    entry[STEPS] = nested
+                checkout = checkout_path(step)
                 if checkout is not None and checkout not in checkouts:
                     checkouts.append(checkout)
-            run = step.get(_RUN)
+                elsewhere = foreign_checkout(step)
+                if elsewhere is not None and elsewhere not in foreign:
+                    foreign = (*foreign, elsewhere)
+            run = step.get(RUN)
             if isinstance(run, str):
-                self._emit(StepRun(run, directory))
+                site = site_of(
+                    source.document,
+                    [*step_path, RUN],
+                    workflow=source.label,
+                    job=str(job_path[-1]),
+                    step=step_label(step, position),
+                    file=source.file,
+                )
+                for command, where in commands_of(run, directory, values, combinations):
+                    self._emit(step_run(command, where, site, foreign, shell))
         return steps
 
     def _call(
-        self, uses: str, caller: JobSource, chain: tuple[str, ...]
+        self,
+        uses: str,
+        caller: JobSource,
+        chain: tuple[str, ...],
+        options: Mapping[str, JsonValue] | None,
     ) -> list[EvidenceJob] | None:
         """The called workflow's jobs, or None when the call stays unresolved."""
         outermost = not self._frames
         if outermost:
             self.budget.start()
         try:
-            expansion = self._expansion(uses, caller, chain)
+            expansion = self._expansion(uses, caller, chain, options)
         except OverBudget:
             return None
         finally:
@@ -466,7 +358,13 @@ class JobsPhase:
         self._emit(expansion)
         return expansion.jobs
 
-    def _expansion(self, uses: str, caller: JobSource, chain: tuple[str, ...]) -> Expansion | None:
+    def _expansion(
+        self,
+        uses: str,
+        caller: JobSource,
+        chain: tuple[str, ...],
+        options: Mapping[str, JsonValue] | None,
+    ) -> Expansion | None:
         frame = self._frames[-1] if self._frames else None
         if is_dynamic(uses):
             return None
@@ -487,20 +385,22 @@ class JobsPhase:
         jobs = source.document.data.get(_JOBS)
         if not isinstance(jobs, Mapping) or not jobs:
             return None
-        variants = self.files.expansions.setdefault((identity, uses), [])
+        key = (identity, uses, canonical_json(options or {}))
+        variants = self.files.expansions.setdefault(key, [])
         for known in variants:
             if known.holds_for(chain):
                 return known
-        expansion = self._expand(source, identity, jobs, chain)
+        inputs = inputs_of_call(workflow_call_inputs(source.document.data), options)
+        expansion = self._expand(source, identity, jobs, chain, inputs)
         variants.append(expansion)
         return expansion
 
     def _called(self, uses: str, caller: JobSource) -> tuple[JobSource, str] | None:
         """The called workflow and its identity, or None when it cannot be read."""
-        if uses.startswith((_LOCAL_PREFIX, _SELF_PREFIX)):
+        if uses.startswith((_LOCAL_PREFIX, SELF_PREFIX)):
             if caller.resolved_sha is not None:
                 return None
-            path = _local_action(uses, [])
+            path = local_action(uses, [])
             self.budget.take_workflow(path)
             document = self.files.workflow(path)
             if isinstance(document, c.GapKind):
@@ -527,8 +427,9 @@ class JobsPhase:
         identity: str,
         jobs: YamlMapping,
         chain: tuple[str, ...],
+        inputs: Mapping[str, str | None],
     ) -> Expansion:
-        frame = _Frame()
+        frame = Frame()
         self._frames.append(frame)
         try:
             called: list[EvidenceJob] = []
@@ -537,11 +438,13 @@ class JobsPhase:
                 job_id = str(key)
                 if not isinstance(job, Mapping):
                     self._emit(
-                        _Warn(c.GAP_WORKFLOW_SHAPE_UNSUPPORTED.warning(f"{source.label}#{job_id}"))
+                        Warn(c.GAP_WORKFLOW_SHAPE_UNSUPPORTED.warning(f"{source.label}#{job_id}"))
                     )
                     continue
-                item = self.job(source, job_id, job, (*chain, identity), top_level=False)
-                frame.size += 1 + len(item.get(_STEPS, ()))
+                item = self.job(
+                    source, job_id, job, (*chain, identity), top_level=False, inputs=inputs
+                )
+                frame.size += 1 + len(item.get(STEPS, ()))
                 called.append(item)
         finally:
             self._frames.pop()

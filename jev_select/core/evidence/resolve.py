@@ -9,29 +9,33 @@ repositories' reusable workflows). Every command resolves metadata through
 consent), none at all (``NoLookups``), or a replay case's snapshot
 (``edges.github.lookups.SnapshotLookups``). Nothing found in metadata is executed.
 
-The builder is split by concern: ``evidence_files`` (reading, decoding, parsing and caching),
-``evidence_jobs`` (jobs, steps and reusable workflows), ``workflow_shapes`` (which keys and step
-forms are understood) and ``package_scripts``. Every gap is emitted as a ``contracts.GapKind``
-(``kind.warning(detail)``).
+The builder is split by concern: ``files`` (reading, decoding, parsing and caching), ``jobs``
+(jobs and reusable workflows), ``steps`` and ``composites`` (steps and composite actions),
+``effects`` (what a reused expansion replays), ``expressions`` (the expressions the repository
+decides), ``workflow_shapes`` (which keys and step forms are understood), and for package
+scripts ``scripts_phase`` over ``shell``, ``package_managers`` and ``workspaces``. Every gap is
+emitted as a ``contracts.GapKind`` (``kind.warning(detail)``).
 
 Per task, resolution runs in four phases, and gaps are recorded in that order (first seen, once):
 
 1. job references, in order (workflow, job, shape and reusable-workflow gaps);
 2. actions, once per distinct ``uses`` in first-appearance order;
-3. package scripts, scanning each step's ``run`` in job and step order;
+3. package scripts, reading each command of each step's ``run`` in job and step order;
 4. context files, in the configured order.
 
 Public API:
 
-- ``resolve_with_lookups(tasks, *, read_file, lookups, repository, commit, clock=None)
-  -> MetadataResult``: the metadata phase of every command, in lookup rounds.
+- ``resolve_with_lookups(tasks, *, read_file, lookups, repository, commit, clock=None,
+  list_paths=None) -> MetadataResult``: the metadata phase of every command, in lookup rounds;
+  ``list_paths()`` lists the commit's files (workspace globs need it; without it they stay gaps).
 - ``Lookups`` (what the rounds ask of a lookup implementation), ``NoLookups``.
 - ``resolve_metadata(tasks, *, read_file, fetch_action, repository, commit, fetch_workflow=None,
-  budget=None) -> MetadataResult``: one round (with per-task ``notes`` explaining gaps to people)
+  budget=None, list_paths=None) -> MetadataResult``: one round (with per-task ``notes``
+  explaining gaps to people)
 - ``MetadataFiles(read_file, fetch_action, *, repository, commit, fetch_workflow=None,
-  budget=None)``: cached, decoded file access at one commit, shared by every task of a run (each
-  file read, each workflow parsed, each action resolved, each called workflow expanded at most
-  once).
+  budget=None, list_paths=None)``: cached, decoded file access at one commit, shared by every
+  task of a run (each file read, each workflow parsed, each action resolved, each called
+  workflow expanded at most once).
 - ``ExpansionBudget(*, clock=None, spent_s=0.0)``: the reusable-workflow expansion budget of
   one resolution (``expansion_budget``); the calling edge gives the clock (none: no time limit).
 - ``build_evidence(task, metadata_files) -> TaskMetadata``: the pure per-task builder; its
@@ -40,13 +44,11 @@ Public API:
 - ``ActionFile``: what ``fetch_action`` returns on success, ``LookupFailure`` otherwise.
 - ``normalise_path(text) -> str | None``: the path normalisation of docs/reference.md,
 "Context files and path normalisation".
-- ``scan_command(command) -> ScriptScan``: the package-script scanner (``package_scripts``).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final, NotRequired, Protocol, TypedDict
 
 import attrs
@@ -59,19 +61,18 @@ from .files import (
     ActionFile,
     FetchAction,
     FetchWorkflow,
+    ListPaths,
     LookupFailure,
     LookupOutcome,
-    Manifest,
     MetadataFiles,
     ReadFile,
     is_dynamic,
     normalise_path,
     sha256_text,
-    text_location,
     whole_file_location,
 )
 from .jobs import EvidenceJob, JobsPhase
-from .package_scripts import ScriptScan, scan_command
+from .scripts_phase import PackageScript, ScriptsPhase
 
 __all__ = [
     "ActionFile",
@@ -84,13 +85,11 @@ __all__ = [
     "MetadataFiles",
     "NoLookups",
     "ReadFile",
-    "ScriptScan",
     "TaskMetadata",
     "build_evidence",
     "normalise_path",
     "resolve_metadata",
     "resolve_with_lookups",
-    "scan_command",
 ]
 
 
@@ -103,12 +102,10 @@ _JOBS = "jobs"
 _NAME: Final = "name"
 _DESCRIPTION: Final = "description"
 _INPUTS: Final = "inputs"
-_SCRIPTS = "scripts"
 
 # Provenance kinds, by their position in the contract tuple (docs/reference.md, "Job metadata"
 # order).
 _KIND_ACTION = c.PROVENANCE_KINDS[4]
-_KIND_PACKAGE_SCRIPT = c.PROVENANCE_KINDS[5]
 _KIND_CONTEXT_FILE = c.PROVENANCE_KINDS[6]
 
 
@@ -138,13 +135,6 @@ class _ActionSummary(TypedDict):
     inputs: NotRequired[dict[str, str]]
 
 
-class _PackageScript(TypedDict):
-    name: str
-    command: str
-    workingDirectory: str
-    manifest: str
-
-
 class _ContextFile(TypedDict):
     path: str
     content: str
@@ -155,7 +145,7 @@ class _Evidence(TypedDict):
     contextFiles: list[_ContextFile]
     description: str
     jobs: list[EvidenceJob]
-    packageScripts: list[_PackageScript]
+    packageScripts: list[PackageScript]
     incomplete: NotRequired[bool]
 
 
@@ -194,12 +184,10 @@ class _TaskBuilder:
         self.hashes: dict[str, str] = {}
         self.jobs: list[EvidenceJob] = []
         self.actions: list[_ActionSummary] = []
-        self.scripts: list[_PackageScript] = []
         self.context_files: list[_ContextFile] = []
         self.hints: list[str] = []
-        self._script_hints: list[str] = []
-        self._visited_scripts: set[tuple[str, str]] = set()
         self._jobs = JobsPhase(files, warn=self.warn, hint=self.hint, record=self.record)
+        self._scripts = ScriptsPhase(files, warn=self.warn, record=self.record_local)
 
     # ---- recording --------------------------------------------------------------------------
 
@@ -324,61 +312,9 @@ class _TaskBuilder:
 
     def resolve_scripts(self) -> None:
         for step_run in self._jobs.runs:
-            self._scan(step_run.command, step_run.working_directory, 1)
-        for directory in self._script_hints:
+            self._scripts.step(step_run)
+        for directory in self._scripts.hints:
             self.hint(directory)
-
-    def _scan(self, command: str, directory: str, depth: int) -> None:
-        scan = scan_command(command)
-        if scan.unresolved:
-            self.warn(c.GAP_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED.warning())
-            return
-        if not scan.names:
-            return
-        normalised = normalise_path(directory)
-        if directory == _CURRENT_DIRECTORY:
-            manifest_path = _MANIFEST_NAME
-        elif normalised is None or is_dynamic(directory):
-            self.warn(c.GAP_PACKAGE_SCRIPT_DYNAMIC_DIRECTORY.warning(directory))
-            return
-        else:
-            manifest_path = f"{normalised}/{_MANIFEST_NAME}"
-        for name in scan.names:
-            if (manifest_path, name) in self._visited_scripts:
-                continue
-            if depth > c.PACKAGE_SCRIPT_MAX_DEPTH:
-                self.warn(c.GAP_PACKAGE_SCRIPT_DEPTH_LIMIT.warning(name))
-                continue
-            self._visited_scripts.add((manifest_path, name))
-            manifest = self.files.manifest(manifest_path)
-            if manifest == c.GAP_PACKAGE_SCRIPT_MISSING:
-                self.warn(c.GAP_PACKAGE_SCRIPT_MISSING.warning(f"{manifest_path}#{name}"))
-                continue
-            if not isinstance(manifest, Manifest):
-                self.warn(c.GAP_PACKAGE_MANIFEST_INVALID.warning(manifest_path))
-                continue
-            scripts = manifest.data.get(_SCRIPTS)
-            script = scripts.get(name) if isinstance(scripts, Mapping) else None
-            if not isinstance(script, str):
-                self.warn(c.GAP_PACKAGE_SCRIPT_ABSENT.warning(f"{manifest_path}#{name}"))
-                continue
-            self.scripts.append(
-                {
-                    "name": name,
-                    "command": script,
-                    "workingDirectory": directory,
-                    "manifest": manifest_path,
-                }
-            )
-            self.record_local(
-                _KIND_PACKAGE_SCRIPT,
-                manifest_path,
-                text_location(manifest.text, json.dumps(name, ensure_ascii=False)),
-                sha256_text(manifest.text),
-            )
-            if directory != _CURRENT_DIRECTORY:
-                self.hint(directory, self._script_hints)
-            self._scan(script, directory, depth + 1)
 
     # ---- phase 4: context files -------------------------------------------------------------
 
@@ -406,7 +342,7 @@ class _TaskBuilder:
             "contextFiles": self.context_files,
             "description": self.task.description,
             "jobs": self.jobs,
-            "packageScripts": self.scripts,
+            "packageScripts": self._scripts.scripts,
         }
         if incomplete:
             evidence["incomplete"] = True
@@ -430,7 +366,7 @@ class _TaskBuilder:
                 incomplete=incomplete,
             ),
             hints=tuple(self.hints),
-            notes=tuple(self._jobs.notes),
+            notes=(*self._jobs.notes, *self._scripts.notes),
         )
 
 
@@ -456,6 +392,7 @@ def resolve_metadata(
     commit: str,
     fetch_workflow: FetchWorkflow | None = None,
     budget: ExpansionBudget | None = None,
+    list_paths: ListPaths | None = None,
 ) -> MetadataResult:
     """Evidence for every task, in table order, plus the working-directory hints (docs/reference.md,
     "Working-directory hints").
@@ -474,6 +411,7 @@ def resolve_metadata(
         commit=commit,
         fetch_workflow=fetch_workflow,
         budget=budget,
+        list_paths=list_paths,
     )
     evidence: dict[str, TaskEvidence] = {}
     notes: dict[str, tuple[str, ...]] = {}
@@ -532,6 +470,7 @@ def resolve_with_lookups(
     repository: str,
     commit: str,
     clock: Callable[[], float] | None = None,
+    list_paths: ListPaths | None = None,
 ) -> MetadataResult:
     """The metadata phase: build the evidence, fetch what it asked for, build it again.
 
@@ -555,7 +494,16 @@ def resolve_with_lookups(
             repository=repository,
             commit=commit,
             budget=budget,
+            list_paths=listing,
         )
+
+    # Listed once for every round.
+    listed: list[Sequence[str] | None] = []
+
+    def listing() -> Sequence[str] | None:
+        if not listed:
+            listed.append(list_paths() if list_paths is not None else None)
+        return listed[0]
 
     result = resolve()
     for _ in range(c.REUSABLE_WORKFLOW_MAX_DEPTH + 1):

@@ -57,6 +57,7 @@ WAIT: Final = "wait"
 WAIT_ALL: Final = "wait-all"
 CANCEL: Final = "cancel"
 STEPS: Final = "steps"
+MATRIX: Final = "matrix"
 DEFAULTS: Final = "defaults"
 CONTINUE_ON_ERROR: Final = "continue-on-error"
 

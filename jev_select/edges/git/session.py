@@ -390,6 +390,26 @@ class GitSession:
             cap,
         )
 
+    def list_paths_at(self, commit: str) -> tuple[str, ...] | None:
+        """Every file path of ``commit``'s tree (UTF-8 paths only); None when it cannot be
+        listed within ``CHECK_TREE_CAP``."""
+        if not is_object_id(commit):
+            return None
+        try:
+            output = self._git(
+                ["ls-tree", "-r", "-z", "--name-only", "--full-tree", commit], c.CHECK_TREE_CAP
+            )
+        except GitError:
+            return None
+        paths: list[str] = []
+        for raw in output.split(b"\0"):
+            if raw:
+                try:
+                    paths.append(raw.decode("utf-8"))
+                except UnicodeDecodeError:
+                    continue
+        return tuple(paths)
+
     def read_file_at(self, commit: str, path: str, cap: int) -> bytes | None:
         """The bytes of ``path`` at ``commit``; None when missing, unreadable or over ``cap``."""
         if not is_object_id(commit) or not path or "\0" in path:

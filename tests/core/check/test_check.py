@@ -17,6 +17,7 @@ from jev_select.core.check.problems import (
 )
 from jev_select.core.check.repository import Repository
 from jev_select.core.check.table import check_table
+from jev_select.core.evidence.resolve import NoLookups, resolve_with_lookups
 from jev_select.core.tasks import parse_tasks
 from jev_select.errors import InputError
 
@@ -388,3 +389,51 @@ def test_every_code_is_documented() -> None:
     ]
     for code in [*codes, *c.CHECK_GAP_ERRORS]:
         assert f"`{code}`" in section, code
+
+
+def test_a_command_gap_names_the_command_at_its_line_and_column() -> None:
+    workflow = (
+        "jobs:\n  unit:\n    steps:\n      - name: Test\n        run: |\n"
+        "          npm ci\n          npm run tset\n"
+    )
+    text = "unit:\n  description: d\n  jobs:\n    - workflow: ci.yml\n"
+    repository = _repository({"ci.yml": workflow, "package.json": '{"scripts": {"test": "x"}}'})
+    problems = check_table(text, repository)
+    assert [(problem.code, problem.line) for problem in problems] == [("package-script-absent", 4)]
+    assert problems[0].message.endswith(
+        'comes from ci.yml:7:11, workflow "ci.yml", job "unit", step "Test": npm run tset'
+    )
+
+
+def test_check_reports_the_gaps_a_plan_would() -> None:
+    workflow = (
+        "jobs:\n  unit:\n    steps:\n      - run: pnpm --filter web test\n"
+        '      - run: cd "$SOMEWHERE" && pnpm build\n      - uses: ./.github/actions/setup\n'
+    )
+    files = {
+        "ci.yml": workflow,
+        "pnpm-workspace.yaml": "packages: [packages/*]\n",
+        "package.json": "{}",
+        "packages/web/package.json": '{"name": "web", "scripts": {"test": "vitest"}}',
+        ".github/actions/setup/action.yml": (
+            "runs:\n  using: composite\n  steps:\n    - run: pnpm run nope\n      shell: bash\n"
+        ),
+    }
+    text = "unit:\n  description: d\n  jobs:\n    - workflow: ci.yml\n"
+    repository = _repository(files)
+    problems = check_table(text, repository)
+    plan = resolve_with_lookups(
+        parse_tasks(text),
+        read_file=repository.read_file,
+        lookups=NoLookups(),
+        repository=repository.repository,
+        commit=repository.commit,
+        list_paths=lambda: repository.paths,
+    )
+    warnings = (plan.evidence["unit"].job_metadata or {})["warnings"]
+    assert isinstance(warnings, list)
+    assert [problem.code for problem in problems] == [gap.split(":", 1)[0] for gap in warnings]
+    assert warnings == [
+        "package-script-execution-context-unresolved",
+        "package-script-absent:package.json#nope",
+    ]

@@ -20,11 +20,9 @@ from jev_select.core.evidence.resolve import (
     ActionFile,
     LookupFailure,
     MetadataFiles,
-    ScriptScan,
     build_evidence,
     normalise_path,
     resolve_metadata,
-    scan_command,
 )
 from jev_select.core.jsonutil import canonical_json, compact_json
 from jev_select.core.models import JobRef, MetadataResult, Task, TaskEvidence, TaskTable
@@ -696,8 +694,15 @@ def test_local_actions(h: Harness) -> None:
         "action-metadata-unavailable:./.github/actions/setup/",
         "action-metadata-unavailable:./${{ matrix.action }}",
     ]
-    # Composite bodies are opaque: no package script was looked up.
-    assert entry.evidence["packageScripts"] == []
+    # A composite action's commands are read like the job's own (the script is the caller's).
+    assert entry.evidence["packageScripts"] == [
+        {
+            "command": "x",
+            "manifest": "package.json",
+            "name": "secret-build",
+            "workingDirectory": ".",
+        }
+    ]
     action_items = [item for item in metadata["provenance"] if item["kind"] == "action"]
     assert [item["locator"]["file"] for item in action_items] == [
         ".github/actions/setup/action.yml",
@@ -1033,35 +1038,40 @@ def test_script_depth_limit(h: Harness) -> None:
     assert (entry.job_metadata or {})["warnings"] == ["package-script-depth-limit:s17"]
 
 
+_WEB_MISSING = "package-script-missing:web/package.json#build"
+_ROOT_BUILD = ["build", "compile", "lint", "lint:css"]
+
+
 @pytest.mark.parametrize(
-    "run",
+    ("run", "names", "gaps"),
     [
-        "cd web && npm run build",
-        "pushd web; yarn build; popd",
-        "(cd web) && npm test",
-        "npm --prefix web run build",
-        "npm run build --prefix=web",
-        "yarn --cwd web build",
-        "pnpm --dir web build",
-        "npm run build --workspace web",
-        "npm run build --workspaces",
-        "pnpm --filter ui build",
-        "pnpm -C web build",
-        "yarn -w build",
-        "bun run build -C",
-        "cd web\nnpm ci",
+        # The directory a command moves to is where its package is looked up: the nearest
+        # package.json upward, or exactly the directory npm's --prefix names.
+        ("cd web && npm run build", _ROOT_BUILD, []),
+        ("pushd web; npm run build; popd", _ROOT_BUILD, []),
+        ("(cd web) && npm test", ["test", "unit"], []),
+        ("npm --prefix web run build", [], [_WEB_MISSING]),
+        ("npm run build --prefix=web", [], [_WEB_MISSING]),
+        ("pnpm --dir web run build", _ROOT_BUILD, []),
+        ("pnpm -C web run build", _ROOT_BUILD, []),
+        ("cd web\nnpm ci", [], []),
+        # What the repository cannot decide stays the execution-context gap.
+        ('cd "$WEB" && npm run build', [], [c.WARN_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED]),
+        ("npm run build --workspace web", [], [c.WARN_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED]),
+        ("npm run build --workspaces", [], [c.WARN_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED]),
+        ("pnpm --filter ui build", [], [c.WARN_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED]),
+        ("pnpm --filter $PKG build", [], [c.WARN_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED]),
     ],
 )
-def test_execution_context_unresolved(h: Harness, run: str) -> None:
+def test_directory_forms(h: Harness, run: str, names: list[str], gaps: list[str]) -> None:
     h.files({WF: scripts_workflow(run), "package.json": SCRIPTS_MANIFEST})
     entry = h.one(task((WF, "a")))
-    assert entry.evidence["packageScripts"] == []
-    assert (entry.job_metadata or {})["warnings"] == [c.WARN_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED]
-    assert "package.json" not in h.reads
+    assert [s["name"] for s in json_list(entry.evidence["packageScripts"])] == names
+    assert (entry.job_metadata or {})["warnings"] == gaps
 
 
-def test_execution_context_in_a_nested_script(h: Harness) -> None:
-    manifest = json.dumps({"scripts": {"build": "cd sub && npm run x"}})
+def test_directory_change_in_a_nested_script(h: Harness) -> None:
+    manifest = json.dumps({"scripts": {"build": 'cd "$OUT" && npm run x'}})
     h.files({WF: scripts_workflow("npm run build"), "package.json": manifest})
     entry = h.one(task((WF, "a")))
     assert [s["name"] for s in json_list(entry.evidence["packageScripts"])] == ["build"]
@@ -1093,12 +1103,12 @@ def test_script_gaps(h: Harness) -> None:
     entry = h.one(task((".github/workflows/gaps.yml", "a")))
     assert entry.evidence["packageScripts"] == []
     assert (entry.job_metadata or {})["warnings"] == [
-        "package-script-missing:missing/package.json#build",
+        # A directory without a package.json runs the nearest one upward, the root's.
+        "package-script-absent:package.json#build",
         "package-manifest-invalid:bad-json/package.json",
         "package-manifest-invalid:array/package.json",
         "package-manifest-invalid:dup/package.json",
         "package-script-absent:package.json#nope",
-        "package-script-absent:package.json#build",
         "package-script-dynamic-directory:${{ matrix.dir }}",
         "package-script-dynamic-directory:a/../b",
         "package-script-absent:scripts-list/package.json#build",
@@ -1118,52 +1128,94 @@ def test_manifest_with_bom_is_read(h: Harness) -> None:
 # ---- scanner and normalisation units ----------------------------------------------------------
 
 
+_ROOT_SCRIPTS = ("build", "test", "dev", "build:prod", "a", "b", "cc", "d", "_private")
+_CONTEXT = c.GAP_PACKAGE_SCRIPT_CONTEXT_UNRESOLVED.warning()
+
+
+def _scripts_of_command(command: str) -> tuple[list[str], list[str]]:
+    """The ``manifest#name`` scripts and the gaps one step command gives, read in memory."""
+    workflow = (
+        "on: pull_request\njobs:\n  a:\n    runs-on: x\n    steps:\n"
+        f"      - run: {json.dumps(command)}\n"
+    )
+    files = {
+        WF: workflow,
+        "package.json": json.dumps({"scripts": {name: "true" for name in _ROOT_SCRIPTS}}),
+        "web/package.json": json.dumps({"scripts": {"x": "true"}}),
+    }
+    result = resolve_metadata(
+        TaskTable((task((WF, "a")),)),
+        read_file=lambda path: files[path].encode() if path in files else None,
+        fetch_action=lambda *_: LookupFailure.MISSING,
+        repository=REPOSITORY,
+        commit=EMPTY_SHA,
+        list_paths=lambda: tuple(files),
+    )
+    entry = result.evidence["unit"]
+    scripts = [
+        f"{item['manifest']}#{item['name']}" for item in json_list(entry.evidence["packageScripts"])
+    ]
+    return scripts, [str(gap) for gap in json_list(json_object(entry.job_metadata)["warnings"])]
+
+
 @pytest.mark.parametrize(
-    ("command", "expected"),
+    ("command", "scripts", "gaps"),
     [
-        ("npm run build", ScriptScan(("build",))),
-        ("npm test", ScriptScan(("test",))),
-        ("pnpm exec lint", ScriptScan()),
-        ("yarn build:prod", ScriptScan(("build:prod",))),
-        ("bun run dev", ScriptScan(("dev",))),
-        ("bun test", ScriptScan()),
-        ("bun install", ScriptScan()),
-        ("npm\trun\u00a0build", ScriptScan(("build",))),
-        ("npm install && npm ci && npm add x && npm publish", ScriptScan()),
-        ("npm version patch && npm pack && npm init", ScriptScan()),
-        ("pnpm dlx create-app && npm config set x && pnpm update && npm remove y", ScriptScan()),
-        ("npm exec", ScriptScan()),
-        ("npm run ./script.js", ScriptScan()),
-        ("npm run build.js", ScriptScan()),
-        ("npm run scripts/x", ScriptScan()),
-        ("npm run -- build", ScriptScan()),
-        ("npm --version", ScriptScan()),
-        ("npmx run build", ScriptScan()),
-        ("xnpm run build", ScriptScan()),
-        ("my-npm run build", ScriptScan(("build",))),
-        ("npm run a && yarn b; pnpm cc | bun run d", ScriptScan(("a", "b", "cc", "d"))),
-        ("echo npm", ScriptScan()),
-        ("npm run _private", ScriptScan()),
-        ("abcd web && npm run build", ScriptScan(("build",))),
-        ("echo --prefixed && npm run build", ScriptScan(("build",))),
-        ("make -C web && echo", ScriptScan()),
-        ("make -C web && npm run build", ScriptScan(unresolved=True)),
-        ("cd web && make", ScriptScan()),
-        ("cd web && bun run x", ScriptScan(unresolved=True)),
-        ("npm run build --filter", ScriptScan(unresolved=True)),
-        ("npm run build --workspace=a", ScriptScan(unresolved=True)),
-        ("npm run build -w", ScriptScan(unresolved=True)),
-        ("npm run build -wx", ScriptScan(("build",))),
-        ("npm run build x--prefix", ScriptScan(("build",))),
-        ("npm run build;cd x", ScriptScan(unresolved=True)),
-        ("npm run build&&cd x", ScriptScan(unresolved=True)),
-        ("npm run build|cd x", ScriptScan(unresolved=True)),
-        ("npm run build abcd x", ScriptScan(("build",))),
-        ("npm run build; cd", ScriptScan(("build",))),
+        ("npm run build", ["package.json#build"], []),
+        ("npm test", ["package.json#test"], []),
+        ("pnpm exec lint", [], []),
+        ("yarn build:prod", ["package.json#build:prod"], []),
+        ("bun run dev", ["package.json#dev"], []),
+        ("bun test", [], []),
+        ("bun install", [], []),
+        # Only spaces, tabs and line breaks separate words in the shell.
+        ("npm\trun build", ["package.json#build"], []),
+        ("npm\trun\u00a0build", [], []),
+        ("npm install && npm ci && npm add x && npm publish", [], []),
+        ("npm version patch && npm pack && npm init", [], []),
+        ("pnpm dlx create-app && npm config set x && pnpm update && npm remove y", [], []),
+        ("npm exec", [], []),
+        ("npm run ./script.js", [], []),
+        ("npm run build.js", [], []),
+        ("npm run scripts/x", [], []),
+        ("npm run -- build", [], []),
+        ("npm --version", [], []),
+        ("npmx run build", [], []),
+        ("xnpm run build", [], []),
+        ("my-npm run build", [], []),
+        (
+            "npm run a && yarn b; pnpm cc | bun run d",
+            ["package.json#a", "package.json#b", "package.json#cc", "package.json#d"],
+            [],
+        ),
+        ("echo npm", [], []),
+        ('echo "the pnpm CLI"', [], []),
+        ("npm run _private", ["package.json#_private"], []),
+        ("abcd web && npm run build", ["package.json#build"], []),
+        ("echo --prefixed && npm run build", ["package.json#build"], []),
+        ("make -C web && echo", [], []),
+        # ``-C`` of another program moves nothing; a ``cd`` moves the commands after it.
+        ("make -C web && npm run build", ["package.json#build"], []),
+        ("cd web && make", [], []),
+        ("cd web && bun run x", ["web/package.json#x"], []),
+        ("npm run build;cd web", ["package.json#build"], []),
+        ("npm run build|cd web && npm run build", ["package.json#build"], []),
+        ('cd "$DIR" && npm run build', [], [_CONTEXT]),
+        (
+            "(cd web && npm run x) && npm run build",
+            ["web/package.json#x", "package.json#build"],
+            [],
+        ),
+        ("npm run build --workspace=a", [], [_CONTEXT]),
+        ("npm run build -w", [], [_CONTEXT]),
+        ("npm run build abcd x", ["package.json#build"], []),
+        ("npm run build; cd", ["package.json#build"], []),
+        ("npm run nope", [], ["package-script-absent:package.json#nope"]),
+        ("yarn nope", [], []),
     ],
 )
-def test_scan_command(command: str, expected: ScriptScan) -> None:
-    assert scan_command(command) == expected
+def test_scripts_of_one_command(command: str, scripts: list[str], gaps: list[str]) -> None:
+    assert _scripts_of_command(command) == (scripts, gaps)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,1 @@
+export { weeklyWater, type Planting } from "./watering.js";

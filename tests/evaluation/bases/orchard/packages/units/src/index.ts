@@ -1,0 +1,2 @@
+export { litresToGallons, gallonsToLitres } from "./volume.js";
+export { squareMetres } from "./area.js";
