@@ -185,6 +185,80 @@ def lookup_rows(lookup_runs: int, silent_runs: int) -> list[dict[str, Any]]:
     return rows
 
 
+MONOREPO_PACKAGES = 300
+MONOREPO_TASKS = 30
+
+
+def monorepo_scenario() -> tuple[dict[str, bytes], Any]:
+    """A pnpm workspace of ``MONOREPO_PACKAGES`` packages, each depending on the one before,
+    and one job per task: a local composite setup, a filtered run with dependencies, a recursive
+    run over a directory glob and a matrix-built script name."""
+    files: dict[str, str] = {
+        "pnpm-workspace.yaml": "packages:\n  - 'packages/*'\n",
+        "package.json": '{"name": "root", "scripts": {"doctor": "node doctor.js", '
+        '"test:unit": "vitest", "test:e2e": "playwright test", "test:build": "vite build"}}\n',
+        ".github/actions/setup/action.yml": (
+            "name: setup\ndescription: Installs the workspace.\ninputs:\n  node:\n"
+            "    default: '22'\nruns:\n  using: composite\n  steps:\n"
+            "    - run: pnpm install --frozen-lockfile\n      shell: bash\n"
+            "    - run: pnpm run doctor\n      shell: bash\n"
+        ),
+    }
+    for index in range(MONOREPO_PACKAGES):
+        dependencies = f', "dependencies": {{"p{index - 1}": "workspace:*"}}' if index else ""
+        typecheck = ', "typecheck": "tsc"' if index % 10 == 0 else ""
+        scripts = f'{{"test": "vitest run"{typecheck}}}'
+        files[f"packages/p{index}/package.json"] = (
+            f'{{"name": "p{index}", "scripts": {scripts}{dependencies}}}\n'
+        )
+    lines = ["on: pull_request", "jobs:"]
+    for index in range(MONOREPO_TASKS):
+        lines += [
+            f"  job{index}:",
+            "    runs-on: ubuntu-latest",
+            "    strategy:",
+            "      matrix:",
+            "        mode: [unit, e2e, build]",
+            "    steps:",
+            "      - uses: ./.github/actions/setup",
+            f"      - run: pnpm --filter 'p{index}...' test",
+            "      - run: pnpm -r --filter './packages/*' typecheck",
+            "      - run: pnpm test:${{ matrix.mode }}",
+        ]
+    files[".github/workflows/ci.yml"] = "\n".join(lines) + "\n"
+    table = "".join(
+        f"t{index}:\n  description: Tests of package {index}.\n  jobs:\n"
+        f"    - workflow: .github/workflows/ci.yml\n      job: job{index}\n"
+        for index in range(MONOREPO_TASKS)
+    )
+    tasks = parse_inputs({c.INPUT_TASKS: table}, local_mode=True).tasks
+    return {path: text.encode("utf-8") for path, text in files.items()}, tasks
+
+
+def monorepo_row(runs: int) -> dict[str, Any]:
+    files, tasks = monorepo_scenario()
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = resolve_metadata(
+            tasks,
+            read_file=files.get,
+            fetch_action=fetch_action,
+            repository="local",
+            commit="0" * 40,
+            list_paths=lambda: tuple(files),
+        )
+        samples.append((time.perf_counter() - started) * 1000)
+        scripts = 0
+        for entry in result.evidence.values():
+            listed = entry.evidence["packageScripts"]
+            assert isinstance(listed, list)
+            scripts += len(listed)
+        if any(entry.incomplete for entry in result.evidence.values()):
+            raise SystemExit("some monorepo task metadata was incomplete")
+    return {"median_ms": median(samples), "min_ms": min(samples), "scripts": scripts}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=9)
@@ -252,6 +326,17 @@ def main() -> None:
             ],
         )
     )
+    monorepo = monorepo_row(runs)
+    print(
+        f"Monorepo: {MONOREPO_TASKS} tasks over a pnpm workspace of {MONOREPO_PACKAGES} packages "
+        f"(filters, a directory glob, a composite action, a matrix), in memory, median of {runs}"
+    )
+    print(
+        table(
+            ["median ms", "min ms", "package scripts listed"],
+            [[monorepo["median_ms"], monorepo["min_ms"], monorepo["scripts"]]],
+        )
+    )
     lookups = lookup_rows(max(1, arguments.lookup_runs), max(1, arguments.silent_runs))
     print(
         f"Metadata phase, {LOOKUP_JOBS} jobs, {REUSABLE} reusable workflows, "
@@ -275,7 +360,14 @@ def main() -> None:
     )
     path = write_results(
         "metadata",
-        {"runs": runs, "tasks": TASKS, "jobs": JOBS, "rows": rows, "lookups": lookups},
+        {
+            "runs": runs,
+            "tasks": TASKS,
+            "jobs": JOBS,
+            "rows": rows,
+            "monorepo": monorepo,
+            "lookups": lookups,
+        },
     )
     print(f"results: {path}")
 
