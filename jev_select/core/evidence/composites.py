@@ -16,7 +16,7 @@ from ... import contracts as c
 from .budget import ExpansionBudget
 from .effects import Effect, Frame, Use, Warn
 from .expressions import Values, inputs_of_call, substitute
-from .files import JsonValue, MetadataFiles, ResolvedAction, is_dynamic, json_safe
+from .files import JsonValue, MetadataFiles, ResolvedAction, is_dynamic
 from .steps import (
     SELF_PREFIX,
     EvidenceStep,
@@ -26,9 +26,9 @@ from .steps import (
     local_action,
     shown_run,
     site_of,
+    step_entry,
     step_label,
     step_run,
-    substituted,
 )
 from .workflow_shapes import NAME, RUN, SHELL, STEPS, USES, WITH, WORKING_DIRECTORY
 
@@ -100,13 +100,11 @@ class CompositeSteps:
                 if isinstance(raw_directory, str)
                 else _CURRENT_DIRECTORY
             )
-            entry: EvidenceStep = {"working_directory": directory}
-            for field in (NAME, RUN, USES, WITH):
-                if field in step:
-                    entry[field] = substituted(json_safe(step[field]), values)
+            entry = step_entry(step, directory, values)
             shell = step.get(SHELL)
-            if isinstance(shell, str):
-                entry[SHELL] = shell
+            shell_name = shell if isinstance(shell, str) else None
+            if shell_name is not None:
+                entry[SHELL] = shell_name
             steps.append(entry)
             step_uses = step.get(USES)
             if isinstance(step_uses, str):
@@ -131,7 +129,6 @@ class CompositeSteps:
                 )
                 # The whole command is scanned; only the text shown is bounded.
                 for command, where in commands_of(run, directory, {}, ({},)):
-                    shell_name = shell if isinstance(shell, str) else None
                     self._emit(step_run(command, where, site, shell=shell_name))
                 if shown is not None:
                     entry[RUN], shown = shown_run(run, shown)

@@ -54,6 +54,7 @@ from .steps import (
     local_action,
     run_default,
     site_of,
+    step_entry,
     step_label,
     step_run,
     substituted,
@@ -280,10 +281,7 @@ class JobsPhase(CompositeSteps):
                 directory = _CURRENT_DIRECTORY
             directory = directory_text(substitute(directory, values))
             shell = first_string(step.get(SHELL), job_shell, workflow_shell)
-            entry: EvidenceStep = {"working_directory": directory}
-            for field in (NAME, RUN, USES, WITH):
-                if field in step:
-                    entry[field] = substituted(json_safe(step[field]), values)
+            entry = step_entry(step, directory, values)
             if shell is not None:
                 entry[SHELL] = shell
             if flat.parallel is not None:

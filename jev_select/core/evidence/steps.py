@@ -19,7 +19,7 @@ from .expressions import (
     substitute,
     with_alternatives,
 )
-from .files import JsonValue, YamlDocument, YamlMapping, is_dynamic, normalise_path
+from .files import JsonValue, YamlDocument, YamlMapping, is_dynamic, json_safe, normalise_path
 from .workflow_shapes import MATRIX, NAME, RUN, USES, WITH
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "run_default",
     "shown_run",
     "site_of",
+    "step_entry",
     "step_label",
     "step_run",
     "substituted",
@@ -230,6 +231,16 @@ def commands_of(
             if (variant, where) not in pairs:
                 pairs.append((variant, where))
     return pairs
+
+
+def step_entry(step: YamlMapping, directory: str, values: Values) -> EvidenceStep:
+    """A step's evidence entry: its directory, and its fields copied with the decidable
+    expressions replaced."""
+    entry: EvidenceStep = {"working_directory": directory}
+    for field in (NAME, RUN, USES, WITH):
+        if field in step:
+            entry[field] = substituted(json_safe(step[field]), values)
+    return entry
 
 
 def step_run(
