@@ -1211,6 +1211,7 @@ def _scripts_of_command(command: str) -> tuple[list[str], list[str]]:
         ("npm run build abcd x", ["package.json#build"], []),
         ("npm run build; cd", ["package.json#build"], []),
         ("npm run nope", [], ["package-script-absent:package.json#nope"]),
+        ("find . -name '*.ts' | xargs -n1 npm run build", ["package.json#build"], []),
         ("yarn nope", [], []),
     ],
 )

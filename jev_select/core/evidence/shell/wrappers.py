@@ -129,6 +129,35 @@ WRAPPER_COMMANDS: Final[Mapping[str, _Wrapper]] = MappingProxyType(
             long_arguments=frozenset({"--kill-after", "--signal"}),
             operands=1,
         ),
+        # GNU xargs runs its command once per batch of input words, in the same directory.
+        "xargs": _Wrapper(
+            flags="0oprtxiel",
+            short_arguments="adEILnPs",
+            long_flags=frozenset(
+                {
+                    "--null",
+                    "--open-tty",
+                    "--interactive",
+                    "--no-run-if-empty",
+                    "--verbose",
+                    "--exit",
+                }
+            ),
+            long_arguments=frozenset(
+                {
+                    "--arg-file",
+                    "--delimiter",
+                    "--eof",
+                    "--replace",
+                    "--max-lines",
+                    "--max-args",
+                    "--max-procs",
+                    "--max-chars",
+                    "--process-slot-var",
+                }
+            ),
+            refusals=frozenset({"--show-limits", "--help", "--version"}),
+        ),
         "xvfb-run": _Wrapper(
             flags="adl",
             short_arguments="efnpsw",

@@ -13,6 +13,8 @@ def words_of(script: str) -> list[tuple[str, ...]]:
 
 WRAPPED: list[tuple[str, tuple[str, ...]]] = [
     ("xvfb-run -a pnpm test", ("pnpm", "test")),
+    ("xargs -n1 npm run build", ("npm", "run", "build")),
+    ("xargs -0 -P 4 --max-args=1 pnpm lint", ("pnpm", "lint")),
     ("xvfb-run --auto-servernum --server-args='-screen 0 1280x1024x24' pnpm t", ("pnpm", "t")),
     ("xvfb-run -s '-screen 0 1024x768x24' -n 99 pnpm t", ("pnpm", "t")),
     ("CI=1 sudo -E env FOO=bar yarn build", ("yarn", "build")),
@@ -81,5 +83,6 @@ def test_wrapper_names() -> None:
         "timeout",
         "xvfb-run",
         "stdbuf",
+        "xargs",
     } <= set(WRAPPER_COMMANDS)
     assert "retry" not in WRAPPER_COMMANDS
