@@ -1,4 +1,5 @@
-"""``jev-select check``: lint a task table file, alone or against a repository revision.
+"""``jev-select check``: lint a task table file, alone or against a repository revision, and
+the workflows at that revision that run the action and consume its plan.
 
 Shell module. It reads the file and the repository (read-only, sanitised git), calls the pure
 ``check`` core and prints compiler-style lines or JSON. Exit codes: 0 without errors (warnings
@@ -13,15 +14,19 @@ import sys
 import time
 from collections.abc import Mapping
 
+import attrs
+
 from .. import contracts as c
 from ..app.settings import metadata_lookups
 from ..core.check.problems import Problem, check_exit_code, problems_json, problems_text
 from ..core.check.repository import Repository
 from ..core.check.table import check_table
+from ..core.check.wiring import TableFile, check_wiring
 from ..edges.files import read_capped_text
 from ..edges.git.local import (
     is_git_repository,
     local_file_at,
+    local_top_level,
     local_tree_paths,
     resolve_local_revision,
 )
@@ -39,16 +44,22 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add ``check`` to the ``jev-select`` parser."""
     check = commands.add_parser(
         c.COMMAND_CHECK,
-        help="lint a task table: every problem with its task, field, line and column",
+        help="lint a task table and the workflows that consume its plan",
         description=(
             "Check a task table file: YAML, fields, types, IDs and globs, and against the "
             "repository at REV, force_paths that match no file and the jobs, workflows and "
-            "context files a plan could not find. Exit 0 without errors, 1 with errors, 2 for "
-            "a bad invocation."
+            "context files a plan could not find; then the workflows at REV that run the "
+            "action with that table (without --tasks-file: every workflow that runs the "
+            "action, with its own table): task IDs, comparisons, needs and outputs of the "
+            "jobs that read the plan. Exit 0 without errors, 1 with errors, 2 for a bad "
+            "invocation."
         ),
         exit_on_error=False,
     )
-    check.add_argument(f"--{c.FIELD_TASKS_FILE}", required=True, help="the task table file")
+    check.add_argument(
+        f"--{c.FIELD_TASKS_FILE}",
+        help="the task table file (default: the tables of the workflows that run the action)",
+    )
     check.add_argument(
         f"--{c.FIELD_REPO}",
         help="the repository to check against (default: the current directory when it is one)",
@@ -70,9 +81,15 @@ def _read_text(path: str) -> str | None:
         raise CheckUsageError(f"cannot read the task table file {path!r}") from None
 
 
+@attrs.frozen
+class _Checkout:
+    repository: Repository
+    root: str | None  # the work tree's root, None for a bare repository
+
+
 def _repository(
     namespace: argparse.Namespace, environ: Mapping[str, str], bound: GitTimeBound
-) -> Repository | None:
+) -> _Checkout | None:
     given = namespace.repo is not None
     repo = os.path.abspath(namespace.repo or ".")
     if not is_git_repository(repo, environ, bound=bound):
@@ -92,7 +109,7 @@ def _repository(
     def read_file(path: str) -> bytes | None:
         return local_file_at(repo, commit, path, c.METADATA_FILE_CAP, environ, bound=bound)
 
-    return Repository(
+    repository = Repository(
         commit=commit,
         paths=paths,
         read_file=read_file,
@@ -104,17 +121,50 @@ def _repository(
         ),
         clock=time.monotonic,
     )
+    return _Checkout(repository, local_top_level(repo, environ, bound=bound))
+
+
+def _relative(path: str, root: str | None) -> str | None:
+    """``path`` relative to the work tree's root, or None when it lies outside."""
+    if root is None:
+        return None
+    relative = os.path.relpath(os.path.realpath(path), os.path.realpath(root))
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep) or os.path.isabs(relative):
+        return None
+    return relative.replace(os.sep, "/")
 
 
 def run_check(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
-    """``jev-select check --tasks-file PATH [--repo PATH] [--rev REV] [--format text|json]``."""
-    path: str = namespace.tasks_file
+    """``jev-select check [--tasks-file PATH] [--repo PATH] [--rev REV] [--format text|json]``."""
+    path: str | None = namespace.tasks_file
     bound = GitTimeBound(c.LOCAL_GIT_TIMEOUT_S)
     message: str | None = None
+    shown = path or ""
     try:
-        text = _read_text(path)
-        repository = _repository(namespace, environ, bound)
-        problems = _problems(text, repository)
+        text = _read_text(path) if path is not None else None
+        checkout = _repository(namespace, environ, bound)
+        problems: tuple[Problem, ...] = ()
+        if path is not None:
+            relative = _relative(path, checkout.root) if checkout is not None else None
+            shown = relative or path
+            problems = _problems(text, checkout.repository if checkout is not None else None)
+            problems = tuple(attrs.evolve(problem, path=shown) for problem in problems)
+            if checkout is not None and text is not None and relative is not None:
+                wiring = check_wiring(checkout.repository, TableFile(relative, text))
+                problems = (*problems, *wiring.problems)
+        else:
+            if checkout is None:
+                raise CheckUsageError(
+                    "not inside a Git repository: pass --tasks-file to check a table alone"
+                )
+            wiring = check_wiring(checkout.repository)
+            if not wiring.workflows:
+                raise CheckUsageError(
+                    f"no workflow under {c.WORKFLOWS_DIRECTORY} at "
+                    f"{checkout.repository.commit[:12]} runs {c.ACTION_REPOSITORY_NAME}: pass "
+                    "--tasks-file to check a table alone"
+                )
+            problems = wiring.problems
     except CheckUsageError as error:
         message = str(error)
     if bound.expired:
@@ -129,7 +179,7 @@ def run_check(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     if namespace.format == c.CHECK_FORMAT_JSON:
         sys.stdout.write(problems_json(problems))
     else:
-        sys.stdout.write(problems_text(path, problems))
+        sys.stdout.write(problems_text(shown, problems))
     sys.stdout.flush()
     return check_exit_code(problems)
 

@@ -26,7 +26,16 @@ CHECK_TREE_CAP: Final = 64 * 1_048_576
 CHECK_NOT_UTF8: Final = CheckCode.NOT_UTF8
 CHECK_CODE_PATTERN: Final = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 CHECK_LINE_TEMPLATE: Final = "{path}:{line}:{column}: {severity}: {message} [{code}]"
-CHECK_JSON_PROBLEM_KEYS: Final = ("severity", "code", "task", "field", "line", "column", "message")
+CHECK_JSON_PROBLEM_KEYS: Final = (
+    "severity",
+    "code",
+    "path",
+    "task",
+    "field",
+    "line",
+    "column",
+    "message",
+)
 # The second line of a CI input error of field tasks or tasks-file (fixed text, no value).
 TASKS_CHECK_HINT: Final = (
     'jev-select: run "jev-select check --tasks-file <file>" on the task table to see the task, '
@@ -69,3 +78,35 @@ CHECK_INVALID_TABLE: Final = CheckCode.INVALID_TABLE
 CHECK_FORCE_PATHS_NO_MATCH: Final = CheckCode.FORCE_PATHS_NO_MATCH
 CHECK_METADATA_GAP: Final = CheckCode.METADATA_GAP
 # The gap codes that are errors (CHECK_GAP_ERRORS) come from the gap registry, contracts/gaps.py.
+
+# Problems of the workflows that run the action and consume its plan (docs/reference.md,
+# "Checking the workflows"): errors drop a job without doubt, warnings are doubts.
+CHECK_UNKNOWN_TASK: Final = CheckCode.UNKNOWN_TASK
+CHECK_BOOLEAN_COMPARED_TO_STRING: Final = CheckCode.BOOLEAN_COMPARED_TO_STRING
+CHECK_PLAN_NOT_NEEDED: Final = CheckCode.PLAN_NOT_NEEDED
+CHECK_OUTPUT_NOT_FORWARDED: Final = CheckCode.OUTPUT_NOT_FORWARDED
+CHECK_MATRIX_WITHOUT_HAS_TASKS: Final = CheckCode.MATRIX_WITHOUT_HAS_TASKS
+CHECK_TABLE_MISSING: Final = CheckCode.TABLE_MISSING
+CHECK_TASK_UNCONSUMED: Final = CheckCode.TASK_UNCONSUMED
+CHECK_GATE_MISSING: Final = CheckCode.GATE_MISSING
+CHECK_EXPRESSION_UNREADABLE: Final = CheckCode.EXPRESSION_UNREADABLE
+CHECK_TABLE_DYNAMIC: Final = CheckCode.TABLE_DYNAMIC
+CHECK_WORKFLOW_UNREADABLE: Final = CheckCode.WORKFLOW_UNREADABLE
+CHECK_WIRING_ERRORS: Final = frozenset(
+    {
+        CHECK_UNKNOWN_TASK,
+        CHECK_BOOLEAN_COMPARED_TO_STRING,
+        CHECK_PLAN_NOT_NEEDED,
+        CHECK_OUTPUT_NOT_FORWARDED,
+        CHECK_MATRIX_WITHOUT_HAS_TASKS,
+        CHECK_TABLE_MISSING,
+    }
+)
+# The workflows GitHub runs: files directly in this directory (never in a subdirectory).
+WORKFLOWS_DIRECTORY: Final = ".github/workflows/"
+WORKFLOW_SUFFIXES: Final = (".yml", ".yaml")
+# A step runs the action when its `uses:` names a repository of this name (any owner, any ref),
+# or `./` inside the action's own repository (whose root action.yml is named so).
+ACTION_REPOSITORY_NAME: Final = "jev-select"
+# The gate job's condition: one of these status functions keeps it from being skipped.
+GATE_STATUS_FUNCTIONS: Final = ("always", "cancelled")

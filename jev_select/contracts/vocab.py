@@ -151,6 +151,17 @@ class CheckCode(StrEnum):
     INVALID_TABLE = "invalid-table"
     FORCE_PATHS_NO_MATCH = "force-paths-no-match"
     METADATA_GAP = "metadata-gap"
+    UNKNOWN_TASK = "unknown-task"
+    BOOLEAN_COMPARED_TO_STRING = "boolean-compared-to-string"
+    PLAN_NOT_NEEDED = "plan-not-needed"
+    OUTPUT_NOT_FORWARDED = "output-not-forwarded"
+    MATRIX_WITHOUT_HAS_TASKS = "matrix-without-has-tasks"
+    TASK_UNCONSUMED = "task-unconsumed"
+    GATE_MISSING = "gate-missing"
+    EXPRESSION_UNREADABLE = "expression-unreadable"
+    TABLE_MISSING = "table-missing"
+    TABLE_DYNAMIC = "table-dynamic"
+    WORKFLOW_UNREADABLE = "workflow-unreadable"
 
 
 class GapName(StrEnum):

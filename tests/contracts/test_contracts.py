@@ -658,6 +658,9 @@ ALLOWED_LITERALS: dict[tuple[str, str], str] = {
     ("core.rollout", "head"): "the head object of a workflow run's pull request record",
     ("core.rollout", "status"): "the status field of a workflow run record",
     ("edges.github.actions", "status"): "the status filter of GitHub's workflow-runs listing",
+    ("core.check.consumers", "matrix"): "a job's `strategy.matrix`, not the output",
+    ("core.check.reads", "matrix"): "the `matrix` context of an expression, not the output",
+    ("core.check.reads", "always"): "the status function always(), not the reason",
 }
 
 

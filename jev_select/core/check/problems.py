@@ -8,6 +8,7 @@ nodes, and the compiler-style and JSON renderings with the exit code.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import json
 from collections.abc import Mapping, Sequence
@@ -57,11 +58,14 @@ class Problem:
     field: str | None = None
     line: int | None = None
     column: int | None = None
+    # The repository-relative file the problem is in; None for a table checked on its own.
+    path: str | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
             "severity": self.severity,
             "code": self.code,
+            "path": self.path,
             "task": self.task,
             "field": self.field,
             "line": self.line,
@@ -86,6 +90,7 @@ class Positions:
             elif character != "\ufeff":
                 self._column += 1
         self._trimmed = text[offset:]
+        self._starts: list[int] | None = None
 
     def of_mark(self, line: int, column: int) -> tuple[int, int]:
         if line == 0:
@@ -95,18 +100,25 @@ class Positions:
     def of_index(self, index: int | None) -> tuple[int, int]:
         if index is None:
             return 1, 1
-        line = 0
-        column = 0
         text = self._trimmed
-        for position in range(min(index, len(text))):
-            character = text[position]
-            following = text[position + 1] if position + 1 < len(text) else ""
-            if character in "\n\x85\u2028\u2029" or (character == "\r" and following != "\n"):
-                line += 1
-                column = 0
-            elif character != "\ufeff":
-                column += 1
+        index = min(index, len(text))
+        starts = self._line_starts()
+        line = bisect.bisect_right(starts, index) - 1
+        column = index - starts[line] - text.count("\ufeff", starts[line], index)
         return self.of_mark(line, column)
+
+    def _line_starts(self) -> list[int]:
+        """Where each line of the trimmed text starts, counted as PyYAML counts breaks."""
+        if self._starts is None:
+            text = self._trimmed
+            starts = [0]
+            for position, character in enumerate(text):
+                if character in "\n\x85\u2028\u2029" or (
+                    character == "\r" and text[position + 1 : position + 2] != "\n"
+                ):
+                    starts.append(position + 1)
+            self._starts = starts
+        return self._starts
 
 
 class Located:
@@ -161,6 +173,32 @@ class ProblemLog:
             if node is not None and node.start_mark is not None
             else (None, None)
         )
+        self._append(code, message, severity, task, field, line, column)
+
+    def add_at(
+        self,
+        code: str,
+        message: str,
+        index: int,
+        *,
+        task: str | None = None,
+        field: str | None = None,
+        severity: str = ERROR,
+    ) -> None:
+        """A problem at character ``index`` of the trimmed text (for a place inside a scalar)."""
+        line, column = self.positions.of_index(index)
+        self._append(code, message, severity, task, field, line, column)
+
+    def _append(
+        self,
+        code: str,
+        message: str,
+        severity: str,
+        task: str | None,
+        field: str | None,
+        line: int | None,
+        column: int | None,
+    ) -> None:
         self.problems.append(
             Problem(
                 severity=severity,
@@ -219,10 +257,11 @@ def check_exit_code(problems: Sequence[Problem]) -> int:
 
 
 def problems_text(path: str, problems: Sequence[Problem]) -> str:
-    """Compiler-style lines, ``PATH:LINE:COLUMN: severity: message [code]``."""
+    """Compiler-style lines, ``PATH:LINE:COLUMN: severity: message [code]``; ``path`` names the
+    file of a problem that has no path of its own."""
     lines = [
         c.CHECK_LINE_TEMPLATE.format(
-            path=path,
+            path=problem.path if problem.path is not None else path,
             line=problem.line if problem.line is not None else 1,
             column=problem.column if problem.column is not None else 1,
             severity=problem.severity,

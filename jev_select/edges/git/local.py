@@ -36,6 +36,7 @@ __all__ = [
     "local_first_parent_log",
     "local_merge_parents",
     "local_object_directory",
+    "local_top_level",
     "local_tree_paths",
     "resolve_local_revision",
 ]
@@ -80,6 +81,17 @@ def is_git_repository(
 ) -> bool:
     """Whether ``path`` is inside a git repository (work tree or bare)."""
     return _local_answer(path, ["rev-parse", "--git-dir"], environ, bound) is not None
+
+
+def local_top_level(
+    repo: str, environ: Mapping[str, str] | None = None, *, bound: GitTimeBound | None = None
+) -> str | None:
+    """The root of ``repo``'s work tree (``git rev-parse --show-toplevel``); None when bare."""
+    output = _local_answer(repo, ["rev-parse", "--show-toplevel"], environ, bound)
+    if output is None:
+        return None
+    text = output.decode("utf-8", "replace").rstrip("\n")
+    return text or None
 
 
 def resolve_local_revision(

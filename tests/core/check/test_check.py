@@ -337,6 +337,7 @@ def test_json_shape() -> None:
             {
                 "severity": "error",
                 "code": "unknown-field",
+                "path": None,
                 "task": "unit",
                 "field": "descripton",
                 "line": 2,
@@ -361,6 +362,7 @@ def test_every_code_is_lowercase_words() -> None:
             "CHECK_JSON_PROBLEM_KEYS",
             "CHECK_FORMATS",
             "CHECK_GAP_ERRORS",
+            "CHECK_WIRING_ERRORS",
             "CHECK_TREE_CAP",
             "CHECK_EXIT_OK",
             "CHECK_EXIT_PROBLEMS",
