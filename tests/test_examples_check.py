@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.gitrepo import GitRepo
+from support.gitrepo import Change, GitRepo
 
 from jev_select import contracts as c
 from jev_select.cli import main
@@ -108,7 +108,10 @@ def test_the_several_workflows_example_passes_the_command_in_a_repository(
 ) -> None:
     files = _example_files(EXAMPLES / "several-workflows")
     repository = GitRepo.init(tmp_path / "repo")
-    repository.commit({**files, "docs/index.md": b"# Docs\n", "mkdocs.yml": b"site_name: x\n"})
+    changes: dict[str | bytes, Change] = {"docs/index.md": b"# Docs\n", "mkdocs.yml": b"x: 1\n"}
+    for path, data in files.items():
+        changes[path] = data
+    repository.commit(changes)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     # No lookups leave this machine: the API root is a closed local port.
     monkeypatch.setenv("GITHUB_API_URL", "https://127.0.0.1:9")

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.gitrepo import GitRepo
+from support.gitrepo import Change, GitRepo
 from support.wiring import CI, TABLE, TABLE_PATH, job, rest, workflow
 
 from jev_select import contracts as c
@@ -26,7 +26,10 @@ def _run(
 
 def _repository(tmp_path: Path, files: dict[str, str]) -> GitRepo:
     repository = GitRepo.init(tmp_path / "repo")
-    repository.commit(files)
+    changes: dict[str | bytes, Change] = {}
+    for path, text in files.items():
+        changes[path] = text
+    repository.commit(changes)
     for path, text in files.items():
         # The work tree holds what was committed, as in a checkout.
         target = repository.path / path
