@@ -2,7 +2,8 @@
 
 Shell module (docs/reference.md, "Commands", "Failure codes", "Events", "Publication"). The masks
 come first; the commits follow from the event (or the pull request named by input ``pull-request``);
-the report and the outputs that name it are published atomically, then the step summary. Every
+the report and the outputs that name it are published atomically, then the step summary and, for
+a same-repository pull request without key or consent, one warning naming the input to set. Every
 failure is one fixed workflow command and exit code 1 with nothing published.
 """
 
@@ -20,7 +21,7 @@ from .. import contracts as c
 from ..app.pipeline import PlanResult, RunContext, run_plan_pipeline
 from ..app.settings import metadata_lookups
 from ..core.inputs import github_inputs, parse_inputs
-from ..core.models import Commits, Inputs
+from ..core.models import Commits, Inputs, Plan
 from ..core.object_ids import is_sha40
 from ..core.render import log_line, render_outputs, render_summary
 from ..core.report import report_text
@@ -149,7 +150,12 @@ def run_github_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) -
         emit_tasks_hint(error, github=True)
         return 1
     try:
-        _publish_summary(context, inputs, result)
+        setup_missing = _setup_missing(event, result.plan)
+        _publish_summary(context, inputs, result, setup_missing=setup_missing)
+        if setup_missing is not None:
+            # After the outputs and whether or not there is a summary file: advice, never a
+            # change to the plan. The text is fixed; it names an input, never a value.
+            console.emit(c.SETUP_MISSING_WARNINGS[setup_missing], github=True, level="warning")
         out.write(log_line(result.plan, len(inputs.tasks)) + "\n")
         out.flush()
     except cancellation.Cancelled as cancel:
@@ -188,7 +194,36 @@ def _cleanup(report_path: str | None) -> None:
         remove_report(report_path)
 
 
-def _publish_summary(context: GitHubContext, inputs: Inputs, result: PlanResult) -> None:
+# The bypasses that only the repository's own setup causes on its own pull requests.
+_SETUP_BYPASSES = (c.REASON_MISSING_API_KEY, c.REASON_EXTERNAL_CONTEXT_DISABLED)
+
+
+def _setup_missing(event: _EventFacts, plan: Plan) -> c.Reason | None:
+    """The reason a same-repository pull request was bypassed when the cause is its own missing
+    setup (no key, or no consent), else None.
+
+    Forks, non-pull-request events and merge queues are bypassed by design and get None. The
+    reason is read from the plan: every task of a bypassed plan carries it (an empty table has
+    nothing to run and so nothing to warn about).
+    """
+    if not event.pull_request or event.fork or event.merge_queue:
+        return None
+    if plan.status != c.STATUS_BYPASSED:
+        return None
+    for decision in plan.decisions.values():
+        for reason in _SETUP_BYPASSES:
+            if reason in decision.reasons:
+                return reason
+    return None
+
+
+def _publish_summary(
+    context: GitHubContext,
+    inputs: Inputs,
+    result: PlanResult,
+    *,
+    setup_missing: c.Reason | None = None,
+) -> None:
     if context.summary_path is None:
         return
     try:
@@ -198,6 +233,7 @@ def _publish_summary(context: GitHubContext, inputs: Inputs, result: PlanResult)
             notes=result.notes,
             table=inputs.tasks,
             changed_paths=result.changed_paths,
+            setup_missing=setup_missing,
         )
     except Exception:
         console.emit(c.SUMMARY_UNAVAILABLE_WARNING, github=True, level="warning")

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Final
 
 from .failures import CommandFailures
-from .reasons import STATUS_BYPASSED, STATUS_FALLBACK, STATUS_PLANNED
+from .inputs import BOOL_TRUE, INPUT_ALLOW_EXTERNAL_CONTEXT, INPUT_API_KEY
+from .reasons import (
+    REASON_EXTERNAL_CONTEXT_DISABLED,
+    REASON_MISSING_API_KEY,
+    STATUS_BYPASSED,
+    STATUS_FALLBACK,
+    STATUS_PLANNED,
+)
 
 # --------------------------------------------------------------------------------------------
 # Report, summary and messages (docs/reference.md, "Report fields", "Publication",
@@ -24,6 +31,35 @@ SUMMARY_UNAVAILABLE_WARNING: Final = (
 PLAN_BLOCK_OMITTED_WARNING: Final = (
     "jev-select: plan block omitted (size limit); consumers will run every task."
 )
+# A same-repository pull request bypassed for want of its own setup (docs/reference.md, "Step
+# summary and plan block"): one annotation in GitHub mode, and the same advice as one line of the
+# step summary. Forks, non-pull-request events and merge queues get neither.
+MISSING_API_KEY_WARNING: Final = (
+    "jev-select: no API key was given, so nothing was evaluated and every task runs; "
+    f"set the {INPUT_API_KEY} input, usually from a repository secret."
+)
+EXTERNAL_CONTEXT_DISABLED_WARNING: Final = (
+    "jev-select: sending the change was not allowed, so nothing was evaluated and every task "
+    f"runs; set {INPUT_ALLOW_EXTERNAL_CONTEXT}: '{BOOL_TRUE}' to let the diff and task metadata "
+    "be sent."
+)
+SETUP_MISSING_WARNINGS: Final[dict[str, str]] = {
+    REASON_MISSING_API_KEY: MISSING_API_KEY_WARNING,
+    REASON_EXTERNAL_CONTEXT_DISABLED: EXTERNAL_CONTEXT_DISABLED_WARNING,
+}
+SUMMARY_MISSING_API_KEY_LINE: Final = (
+    "No API key was given, so nothing was evaluated and every task runs: "
+    f"set the `{INPUT_API_KEY}` input, usually from a repository secret."
+)
+SUMMARY_EXTERNAL_CONTEXT_DISABLED_LINE: Final = (
+    "Sending the change was not allowed, so nothing was evaluated and every task runs: "
+    f"set `{INPUT_ALLOW_EXTERNAL_CONTEXT}: '{BOOL_TRUE}'` to let the diff and task metadata be "
+    "sent."
+)
+SUMMARY_SETUP_MISSING_LINES: Final[dict[str, str]] = {
+    REASON_MISSING_API_KEY: SUMMARY_MISSING_API_KEY_LINE,
+    REASON_EXTERNAL_CONTEXT_DISABLED: SUMMARY_EXTERNAL_CONTEXT_DISABLED_LINE,
+}
 SUMMARY_HEADING_TEMPLATE: Final = "### jev-select: {status}, {mode} mode"
 SUMMARY_STATUS_SENTENCES: Final[dict[str, str]] = {
     STATUS_PLANNED: "Selection applied.",

@@ -278,6 +278,7 @@ def render_summary(
     notes: Mapping[str, Sequence[str]] | None = None,
     table: TaskTable | None = None,
     changed_paths: Sequence[str] | None = None,
+    setup_missing: c.Reason | None = None,
 ) -> Summary:
     """The step summary of docs/reference.md, "Step summary and plan block", at most
     ``SUMMARY_MAX_BYTES``, ending with the plan block.
@@ -290,7 +291,11 @@ def render_summary(
     ``changed_paths``, a task's details name the first ``force_paths`` pattern that matched; the
     changed path itself is never shown, since the summary renders no text of the pull request.
     ``report`` is a ``ReportV5`` or a parsed report mapping (``convert.DocumentError`` when the
-    mapping does not have the report's shape).
+    mapping does not have the report's shape). ``setup_missing`` is the bypass reason
+    (``missing-api-key`` or ``external-context-disabled``) of a same-repository pull request that
+    the caller found unconfigured: one line under the count sentence of a bypassed report names
+    the input to set. The caller decides it from the event; without it, for any other reason or
+    any other status, no line is added.
     """
     report = as_report(report)
     status, mode = report.status, report.mode
@@ -307,6 +312,11 @@ def render_summary(
         + c.SUMMARY_COUNT_TEMPLATE.format(selected=selected, total=len(task_ids), sentence=sentence)
         + "\n\n"
     )
+    # Only a bypassed report can be one whose setup is missing.
+    if setup_missing is not None and status == c.STATUS_BYPASSED:
+        setup_line = c.SUMMARY_SETUP_MISSING_LINES.get(setup_missing)
+        if setup_line is not None:
+            head += setup_line + "\n\n"
     task_rows = [
         _task_row(
             task_id,

@@ -236,6 +236,48 @@ def test_bypassed_summary_golden() -> None:
     assert summary == Summary(text=BYPASSED_SUMMARY, plan_block_omitted=False)
 
 
+COUNT_LINE = "4 of 4 tasks run. Selection was bypassed; every task runs.\n\n"
+
+
+@pytest.mark.parametrize(
+    ("reason", "line", "input_name"),
+    [
+        (c.REASON_MISSING_API_KEY, c.SUMMARY_MISSING_API_KEY_LINE, c.INPUT_API_KEY),
+        (
+            c.REASON_EXTERNAL_CONTEXT_DISABLED,
+            c.SUMMARY_EXTERNAL_CONTEXT_DISABLED_LINE,
+            c.INPUT_ALLOW_EXTERNAL_CONTEXT,
+        ),
+    ],
+)
+def test_bypassed_summary_names_the_input_a_missing_setup_needs(
+    reason: c.Reason, line: str, input_name: str
+) -> None:
+    summary = render_summary(bypass_report(), engine_version="0.1.0", setup_missing=reason)
+    # The golden summary with one line under the count sentence, and nothing else changed.
+    expected = BYPASSED_SUMMARY.replace(COUNT_LINE, COUNT_LINE + line + "\n\n", 1)
+    assert expected != BYPASSED_SUMMARY
+    assert summary == Summary(text=expected, plan_block_omitted=False)
+    assert f"`{input_name}" in line
+    assert sum(summary.text.count(text) for text in c.SUMMARY_SETUP_MISSING_LINES.values()) == 1
+
+
+@pytest.mark.parametrize(
+    ("factory", "setup_missing"),
+    [
+        (bypass_report, None),  # every other caller: today's summary
+        (bypass_report, c.REASON_FORK),  # a bypass by design names no input
+        (bypass_report, c.REASON_NON_PULL_REQUEST),
+        (planned_report, c.REASON_MISSING_API_KEY),  # only a bypassed report has the line
+    ],
+)
+def test_summary_has_no_setup_line_otherwise(factory: Any, setup_missing: c.Reason | None) -> None:
+    text = render_summary(factory(), engine_version="0.1.0", setup_missing=setup_missing).text
+    assert text == render_summary(factory(), engine_version="0.1.0").text
+    for line in c.SUMMARY_SETUP_MISSING_LINES.values():
+        assert line not in text
+
+
 def test_engine_version_defaults_to_the_package_version() -> None:
     block = read_plan_block(render_summary(planned_report()).text)
     assert block is not None
