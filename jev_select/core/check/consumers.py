@@ -110,6 +110,7 @@ class _Workflow:
         jobs = workflow.document.value.get("jobs")
         self.jobs: dict[str, object] = jobs if isinstance(jobs, dict) else {}
         self.outputs: dict[str, dict[str, Value]] = {}
+        self._reported: set[str] = set()
 
     # -- placing -----------------------------------------------------------------------
 
@@ -120,6 +121,11 @@ class _Workflow:
         text: _Text,
         offset: int,
     ) -> None:
+        if code == c.CHECK_PLAN_NOT_NEEDED:
+            # One missing `needs:` entry, however many times the job reads the plan.
+            if message in self._reported:
+                return
+            self._reported.add(message)
         index = source_index(self.workflow.text, text.node, text.value, offset)
         severity = ERROR if code in c.CHECK_WIRING_ERRORS else WARNING
         if index is None:
@@ -252,7 +258,7 @@ class _Workflow:
                 value, tree = self._evaluate(text, expression, reader)
                 if tree is not None:
                     results |= _results_read(tree)
-                self._top_level(value, text, expression, in_matrix, matrix_tables)
+                self._top_level(value, text, expression, reads, in_matrix, matrix_tables)
         for key, text in matrix_tables.items():
             if key not in condition.has_tasks:
                 self._add(
@@ -263,6 +269,11 @@ class _Workflow:
                     text,
                     0,
                 )
+        if condition.statuses & set(c.GATE_STATUS_FUNCTIONS) and results:
+            # A gate reads the plan to judge the results of the jobs that ran the tasks; what
+            # it reads runs no task, so it does not count as consuming one.
+            everywhere.tasks.clear()
+            everywhere.whole.clear()
         self.reads.merge(condition)
         self.reads.merge(everywhere)
         return _JobReads(
@@ -277,6 +288,7 @@ class _Workflow:
         value: Value,
         text: _Text,
         expression: _Expression,
+        reads: Reads,
         in_matrix: bool,
         matrix_tables: dict[str, _Text],
     ) -> None:
@@ -284,7 +296,7 @@ class _Workflow:
             return
         if _is_condition(text.path):
             if value.table is not None:
-                self.reads.whole.add(value.table.key)
+                reads.whole.add(value.table.key)
             self._add(
                 c.CHECK_EXPRESSION_UNREADABLE,
                 "a whole plan output as a condition is a non-empty string, always true; the "
@@ -294,8 +306,8 @@ class _Workflow:
             )
             return
         if value.table is not None:
-            self.reads.whole.add(value.table.key)
-            self.reads.plans.add(value.table.key)
+            reads.whole.add(value.table.key)
+            reads.plans.add(value.table.key)
         matrix = value.kind in (Kind.MATRIX, Kind.SELECTED) or (
             value.kind is Kind.OUTPUT and value.name in (c.OUTPUT_MATRIX, c.OUTPUT_SELECTED)
         )

@@ -237,3 +237,14 @@ def test_a_task_read_through_the_step_of_the_command_is_told_how_the_action_read
     problems = wiring({CI: text})
     assert codes(problems) == ["output-not-forwarded"]
     assert "fromJSON(steps.select.outputs.run)['unit']" in problems[0].message
+
+
+def test_a_gate_that_reads_the_whole_plan_consumes_no_task() -> None:
+    gate = _gate(
+        "always()",
+        "[plan, unit, lint]",
+        "./judge \"$PLAN\" '${{ toJSON(needs) }}'",
+    ).replace("    steps:\n", "    env:\n      PLAN: ${{ needs.plan.outputs.run }}\n    steps:\n")
+    problems = wiring({CI: workflow(*CONSUMERS[:2], gate=False) + gate})
+    assert found(problems) == [("task-unconsumed", TABLE_PATH, 5, 1)]
+    assert problems[0].task == "typing"

@@ -270,3 +270,23 @@ def test_an_expression_in_a_literal_block_is_placed_at_its_own_line_and_column()
         {CI: workflow(job("unit", "fromJSON(needs.plan.outputs.run).unit", extra=steps), rest())}
     )
     assert found(problems) == [("unknown-task", CI, IF_LINE + 5, 18)]
+
+
+def test_a_job_missing_the_plan_in_needs_is_reported_once_at_its_first_read() -> None:
+    steps = """\
+    steps:
+      - uses: actions/checkout@v5
+        with:
+          fetch-depth: ${{ needs.plan.outputs.has-tasks == 'true' && 1 || 0 }}
+      - if: fromJSON(needs.plan.outputs.run).lint
+        run: make lint
+"""
+    problems = wiring(
+        {
+            CI: workflow(
+                job("unit", "fromJSON(needs.plan.outputs.run).unit", needs="[]", extra=steps),
+                rest(),
+            )
+        }
+    )
+    assert found(problems) == [("plan-not-needed", CI, IF_LINE, IF_COLUMN + 9)]
