@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.cliutil import run_cli
+from support.cliutil import run_check_locally, run_cli
 from support.fakegithub import FakeGitHub
 from support.gitrepo import GitRepo
 
@@ -46,13 +46,7 @@ def repo(tmp_path: Path) -> GitRepo:
     return repository
 
 
-def _run(
-    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> tuple[int, str, str]:
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    code = main([c.COMMAND_CHECK, *args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+_run = run_check_locally
 
 
 def test_text_output_without_a_repository(

@@ -6,22 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
+from support.cliutil import run_check_locally
 from support.gitrepo import Change, GitRepo
 from support.wiring import CI, TABLE, TABLE_PATH, job, rest, workflow
 
 from jev_select import contracts as c
-from jev_select.cli import main
 
 TYPO = workflow(job("unit", "fromJSON(needs.plan.outputs.run)['typnig']"), rest("typing"))
 
 
-def _run(
-    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> tuple[int, str, str]:
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    code = main([c.COMMAND_CHECK, *args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+_run = run_check_locally
 
 
 def _repository(tmp_path: Path, files: dict[str, str]) -> GitRepo:

@@ -17,6 +17,8 @@ import pytest
 from support.cliutil import (
     API_KEY_SENTINEL,
     BASE_SHA,
+    BASIC_TASK_IDS,
+    BASIC_TASKS,
     HEAD_SHA,
     MERGE_SHA,
     TOKEN_SENTINEL,
@@ -28,17 +30,8 @@ from jev_select import contracts as c
 from jev_select.core.plan_block import read_plan_block
 from jev_select.errors import InputError, PlanningFailure, failure_message, input_error_message
 
-TASKS = """
-unit:
-  description: Runs the unit tests of the parser package.
-docs:
-  description: Builds the documentation site.
-  force_paths: [docs/**]
-lint:
-  description: Lints every source file.
-  always: true
-"""
-TASK_IDS = ["docs", "lint", "unit"]
+TASKS = BASIC_TASKS
+TASK_IDS = BASIC_TASK_IDS
 
 
 def make_env(tmp_path: Path, **inputs: str) -> GitHubEnv:

@@ -21,6 +21,8 @@ import pytest
 from support.cliutil import (
     API_KEY_SENTINEL,
     BASE_SHA,
+    BASIC_TASK_IDS,
+    BASIC_TASKS,
     HEAD_SHA,
     MERGE_SHA,
     REPOSITORY,
@@ -34,17 +36,8 @@ from support.fakegithub import FakeGitHub
 from jev_select import contracts as c
 from jev_select.core.plan_block import read_plan_block
 
-TASKS = """
-unit:
-  description: Runs the unit tests of the parser package.
-docs:
-  description: Builds the documentation site.
-  force_paths: [docs/**]
-lint:
-  description: Lints every source file.
-  always: true
-"""
-TASK_IDS = ["docs", "lint", "unit"]
+TASKS = BASIC_TASKS
+TASK_IDS = BASIC_TASK_IDS
 ALL_TRUE = '{"docs":true,"lint":true,"unit":true}'
 # The runner's own token variable, next to the input: neither may ever be printed.
 ENV_TOKEN_SENTINEL = "ghp_ENVTOKENSENTINEL5a6b7c8d"

@@ -37,6 +37,8 @@ import pytest
 
 __all__ = [
     "API_KEY_SENTINEL",
+    "BASIC_TASKS",
+    "BASIC_TASK_IDS",
     "PARSER_SCORES",
     "PARSER_TASKS",
     "THREE_TASKS_TEMPLATE",
@@ -46,6 +48,7 @@ __all__ = [
     "GitHubEnv",
     "Runner",
     "parse_output_file",
+    "run_check_locally",
     "run_cli",
     "run_cli_in_process",
 ]
@@ -56,6 +59,19 @@ BASE_SHA = "1" * 40
 HEAD_SHA = "2" * 40
 MERGE_SHA = "3" * 40
 REPOSITORY = "octo-org/octo-repo"
+
+# A three-task table of the GitHub-mode tests: unit, docs (force_paths) and lint (always).
+BASIC_TASKS = """
+unit:
+  description: Runs the unit tests of the parser package.
+docs:
+  description: Builds the documentation site.
+  force_paths: [docs/**]
+lint:
+  description: Lints every source file.
+  always: true
+"""
+BASIC_TASK_IDS = ["docs", "lint", "unit"]
 
 # A three-task table (one task with workflow and context-file references, one with force_paths,
 # one always) and the workflow it references; `{unit}` is the unit task's description.
@@ -347,3 +363,16 @@ class GitHubEnv:
             summary_text=summary_path.read_text("utf-8") if summary_path.is_file() else None,
             temp_root=Path(env["RUNNER_TEMP"]),
         )
+
+
+def run_check_locally(
+    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, str, str]:
+    """``jev-select check ARGS`` in local mode, in process: exit code, stdout, stderr."""
+    from jev_select import contracts
+    from jev_select.cli import main
+
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    code = main([contracts.COMMAND_CHECK, *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
