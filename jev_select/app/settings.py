@@ -2,7 +2,9 @@
 
 Application module: the task table file and flags become validated inputs with the rules of local
 ``plan`` (docs/reference.md, "Local use"), and external action metadata is looked up through the
-GitHub API only on first use.
+GitHub API only on first use. A local run's lookups (``local_environ``) also keep commit-pinned
+answers in the user's cache directory and print the cause of failed lookups once on stderr
+(docs/reference.md, "Lookup failures and the local cache").
 """
 
 from __future__ import annotations
@@ -18,26 +20,60 @@ from ..edges.files import read_capped_text
 from ..errors import InputError
 
 if TYPE_CHECKING:
-    from ..edges.github.lookups import LookupApi, MetadataLookups
+    from ..core.lookup_causes import LookupCause
+    from ..edges.github.lookups import LookupApi, LookupStore, MetadataLookups
 
-__all__ = ["local_inputs", "metadata_lookups", "read_tasks_file"]
+__all__ = ["local_inputs", "lookup_cause_of", "metadata_lookups", "read_tasks_file"]
 
 
-def metadata_lookups(server_origin: str, api_url: str | None, token: str) -> MetadataLookups:
-    """GitHub lookups for one run, the HTTP client loaded on the first lookup only."""
-    from ..edges.github.lookups import MetadataLookups
+def metadata_lookups(
+    server_origin: str,
+    api_url: str | None,
+    token: str,
+    *,
+    local_environ: Mapping[str, str] | None = None,
+) -> MetadataLookups:
+    """GitHub lookups for one run, the HTTP client loaded on the first lookup only.
 
-    def make_api() -> LookupApi | None:
+    ``local_environ`` is the environment of a local command (``plan`` in local mode, ``check``,
+    ``history``): its lookups answer commit-pinned references from the user's lookup cache and
+    keep what they fetch there (never when ``GITHUB_ACTIONS=true``), and the cause of failed
+    lookups is printed once on stderr. Without it (GitHub mode) nothing is cached or printed;
+    the cause is still kept for the step summary (``lookup_cause_of``).
+    """
+    from ..edges.github.lookups import MetadataLookups, NoUsableApi, announce_cause
+    from ..edges.github.roots import api_root
+
+    root = api_root(server_origin, api_url)
+
+    def make_api() -> LookupApi:
         # Loaded on the first lookup only: most runs never look anything up (every bypass,
         # every table without jobs) and must not pay for importing the HTTP stack.
-        from ..edges.github.api import GitHubApi, api_root
+        from ..edges.github.api import GitHubApi
 
-        root = api_root(server_origin, api_url)
         # An unusable GITHUB_API_URL must not send the token to another host: no lookups at
         # all, so every external action and workflow becomes a metadata gap of its task.
-        return GitHubApi(root, token) if root is not None else None
+        return GitHubApi(root, token) if root is not None else NoUsableApi()
 
-    return MetadataLookups(api_factory=make_api)
+    cache: LookupStore | None = None
+    if local_environ is not None and root is not None:
+        from ..edges.github.cache import local_lookup_cache
+
+        cache = local_lookup_cache(local_environ, root)
+    return MetadataLookups(
+        api_factory=make_api,
+        bound_s=c.METADATA_LOOKUP_BOUND_S,
+        cache=cache,
+        on_cause=announce_cause if local_environ is not None else None,
+    )
+
+
+def lookup_cause_of(lookups: object) -> LookupCause | None:
+    """Why the lookups of a run failed (``RunContext.lookups``), for the step summary: the most
+    severe cause seen, None when every failure was "not found" or nothing was looked up."""
+    from ..edges.github.lookups import lookup_cause_of as cause_of
+
+    return cause_of(lookups)
 
 
 def local_inputs(namespace: argparse.Namespace, environ: Mapping[str, str]) -> Inputs:

@@ -19,8 +19,9 @@ import attrs
 
 from .. import contracts as c
 from ..app.pipeline import PlanResult, RunContext, run_plan_pipeline
-from ..app.settings import metadata_lookups
+from ..app.settings import lookup_cause_of, metadata_lookups
 from ..core.inputs import github_inputs, parse_inputs
+from ..core.lookup_causes import LookupCause
 from ..core.models import Commits, Inputs, Plan
 from ..core.object_ids import is_sha40
 from ..core.render import log_line, render_outputs, render_summary
@@ -151,7 +152,13 @@ def run_github_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) -
         return 1
     try:
         setup_missing = _setup_missing(event, result.plan)
-        _publish_summary(context, inputs, result, setup_missing=setup_missing)
+        _publish_summary(
+            context,
+            inputs,
+            result,
+            setup_missing=setup_missing,
+            lookup_cause=lookup_cause_of(run.lookups),
+        )
         if setup_missing is not None:
             # After the outputs and whether or not there is a summary file: advice, never a
             # change to the plan. The text is fixed; it names an input, never a value.
@@ -223,6 +230,7 @@ def _publish_summary(
     result: PlanResult,
     *,
     setup_missing: c.Reason | None = None,
+    lookup_cause: LookupCause | None = None,
 ) -> None:
     if context.summary_path is None:
         return
@@ -234,6 +242,7 @@ def _publish_summary(
             table=inputs.tasks,
             changed_paths=result.changed_paths,
             setup_missing=setup_missing,
+            lookup_cause=lookup_cause,
         )
     except Exception:
         console.emit(c.SUMMARY_UNAVAILABLE_WARNING, github=True, level="warning")

@@ -16,6 +16,7 @@ import attrs
 from .. import contracts as c
 from ..version import __version__
 from .jsonutil import code_unit_key, compact_json, format_number
+from .lookup_causes import LookupCause, lookup_cause_summary_line
 from .markdown import bare, code_span
 from .models import Plan, TaskTable
 from .plan_block import plan_block_of
@@ -279,6 +280,7 @@ def render_summary(
     table: TaskTable | None = None,
     changed_paths: Sequence[str] | None = None,
     setup_missing: c.Reason | None = None,
+    lookup_cause: LookupCause | None = None,
 ) -> Summary:
     """The step summary of docs/reference.md, "Step summary and plan block", at most
     ``SUMMARY_MAX_BYTES``, ending with the plan block.
@@ -295,7 +297,8 @@ def render_summary(
     (``missing-api-key`` or ``external-context-disabled``) of a same-repository pull request that
     the caller found unconfigured: one line under the count sentence of a bypassed report names
     the input to set. The caller decides it from the event; without it, for any other reason or
-    any other status, no line is added.
+    any other status, no line is added. ``lookup_cause`` is why the run's GitHub lookups failed
+    (``app.settings.lookup_cause_of``): one line names it and the input that fixes it.
     """
     report = as_report(report)
     status, mode = report.status, report.mode
@@ -317,6 +320,9 @@ def render_summary(
         setup_line = c.SUMMARY_SETUP_MISSING_LINES.get(setup_missing)
         if setup_line is not None:
             head += setup_line + "\n\n"
+    cause_line = lookup_cause_summary_line(lookup_cause)
+    if cause_line is not None:
+        head += cause_line + "\n\n"
     task_rows = [
         _task_row(
             task_id,

@@ -571,3 +571,14 @@ def test_summary_details_name_where_a_command_gap_comes_from() -> None:
     other = next(line for line in summary.splitlines() if line.startswith("| `_private` |"))
     assert other.endswith(f"{GAP} |")
     assert f"- Note on `B_upper`: `{note}`" in summary
+
+
+def test_summary_names_why_github_lookups_failed() -> None:
+    from jev_select.core.lookup_causes import LookupCause, lookup_cause_summary_line
+
+    cause = LookupCause(c.LookupCauseKind.RATE_LIMITED, "https://api.github.com", token=False)
+    line = lookup_cause_summary_line(cause)
+    assert line is not None
+    summary = render_summary(bypass_report(), engine_version="0.1.0", lookup_cause=cause)
+    assert summary.text == BYPASSED_SUMMARY.replace(COUNT_LINE, COUNT_LINE + line + "\n\n", 1)
+    assert render_summary(bypass_report(), engine_version="0.1.0").text == BYPASSED_SUMMARY

@@ -22,8 +22,9 @@ from ... import contracts as c
 from ...contracts import LookupFailure
 from ...core.credentials import usable_token
 from ...core.evidence.files import ActionFile, LookupOutcome
-from ...core.inputs import is_repository_name, normalise_https_url
+from ...core.inputs import is_repository_name
 from ...core.jsonutil import JsonError, strict_loads
+from ...core.lookup_causes import LookupCause, more_severe, rate_limit_reset
 from ...core.object_ids import is_object_id
 from ...errors import PlanningFailure
 from ...version import USER_AGENT
@@ -35,11 +36,13 @@ from ..httpio import (
     bounded_request,
     run_with_deadline,
 )
+from .roots import api_root, api_root_from_environment
 
 __all__ = [
     "GitHubApi",
     "api_root",
     "api_root_from_environment",
+    "failure_cause",
     "repository_path",
     "usable_token",
 ]
@@ -58,30 +61,44 @@ _FIELD_CONTENT = "content"
 _TYPE_FILE = "file"
 _ENCODING_BASE64 = "base64"
 
+# What tells a rate limit from a refusal: kept from every lookup's answer, names lower-cased.
+_RATE_LIMIT_HEADERS = (
+    c.RATE_LIMIT_REMAINING_HEADER,
+    c.RATE_LIMIT_RESET_HEADER,
+    c.RETRY_AFTER_HEADER,
+)
+_TRANSPORT_CODES = (c.CAUSE_DNS, c.CAUSE_CONNECT, c.CAUSE_TLS, c.CAUSE_UNKNOWN)
+_UNAUTHORIZED = 401
+_FORBIDDEN = 403
+_TOO_MANY_REQUESTS = 429
+_SERVER_ERRORS = 500
 
-def api_root(server_origin: str, api_url: str | None) -> str | None:
-    """The GitHub REST root (docs/reference.md, "Manual pull-request mode"), or None when the
-    configured value is not acceptable.
 
-    ``api_url`` is ``GITHUB_API_URL`` (None or empty when unset): validated by the rules of
-    docs/reference.md, "API base URL" with a path allowed, trailing ``/`` stripped. Otherwise
-    ``https://github.com`` maps to ``https://api.github.com`` and any other origin to
-    ``<origin>/api/v3``.
+def failure_cause(failure: HttpFailure) -> tuple[c.LookupCauseKind, int | None] | None:
+    """The cause of a failed lookup request and the rate limit's reset (seconds since the epoch),
+    or None when the answer says nothing about reaching GitHub (a 404, a 422, an oversized or
+    malformed answer, a redirect: the file is, as far as the run can tell, not there).
+
+    A 403 is a rate limit when ``X-RateLimit-Remaining`` is ``0`` or ``Retry-After`` is set
+    (GitHub's primary and secondary limits), as is any 429; any other 401 or 403 is a refusal.
+    A 5xx counts as unreachable: GitHub answered, but not with anything a lookup can use.
     """
-    if api_url:
-        return normalise_https_url(api_url.strip(c.WHITESPACE), allow_path=True)
-    origin = normalise_https_url(server_origin, allow_path=True)
-    if origin is None:
-        return None
-    if origin == c.GITHUB_DEFAULT_SERVER_URL:
-        return c.GITHUB_DEFAULT_API_URL
-    return origin + c.GITHUB_ENTERPRISE_API_SUFFIX
-
-
-def api_root_from_environment(environ: Mapping[str, str]) -> str | None:
-    """The REST root from ``GITHUB_SERVER_URL`` (default github.com) and ``GITHUB_API_URL``."""
-    server = environ.get("GITHUB_SERVER_URL", "") or c.GITHUB_DEFAULT_SERVER_URL
-    return api_root(server, environ.get("GITHUB_API_URL"))
+    if isinstance(failure, HttpTimeout):
+        return c.LookupCauseKind.TIMED_OUT, None
+    status = failure.status
+    if status is None:
+        return (c.LookupCauseKind.UNREACHABLE, None) if failure.code in _TRANSPORT_CODES else None
+    headers = failure.headers
+    remaining = headers.get(c.RATE_LIMIT_REMAINING_HEADER.lower(), "").strip()
+    limited = remaining == "0" or c.RETRY_AFTER_HEADER.lower() in headers
+    if status == _TOO_MANY_REQUESTS or (status == _FORBIDDEN and limited):
+        reset = rate_limit_reset(headers.get(c.RATE_LIMIT_RESET_HEADER.lower()))
+        return c.LookupCauseKind.RATE_LIMITED, reset
+    if status in (_UNAUTHORIZED, _FORBIDDEN):
+        return c.LookupCauseKind.UNAUTHORIZED, None
+    if status >= _SERVER_ERRORS:
+        return c.LookupCauseKind.UNREACHABLE, None
+    return None
 
 
 def _segment(text: str) -> str:
@@ -140,7 +157,11 @@ class _Once(Generic[K, V]):
 
 
 class GitHubApi:
-    """GitHub REST client for one run; action lookups are cached per ``repo@ref`` and path."""
+    """GitHub REST client for one run; action lookups are cached per ``repo@ref`` and path.
+
+    Every lookup that fails for a cause other than "not found" is noted: ``lookup_cause`` is the
+    most severe cause seen so far (``core.lookup_causes``), without anything of the exchange.
+    """
 
     def __init__(
         self,
@@ -158,6 +179,32 @@ class GitHubApi:
         self._commits: _Once[tuple[str, str, str], str | None] = _Once()
         self._actions: _Once[tuple[str, str, str, str], LookupOutcome] = _Once()
         self._workflows: _Once[tuple[str, str, str, str], LookupOutcome] = _Once()
+        self._cause_lock = threading.Lock()
+        self._cause: LookupCause | None = None
+        # The root as the cause line may show it: a token spelt into the URL never is.
+        self._shown_root = self._root.replace(token, "***") if usable_token(token) else self._root
+
+    @property
+    def root(self) -> str:
+        """The REST root every request goes to, without a trailing ``/``."""
+        return self._root
+
+    def lookup_cause(self) -> LookupCause | None:
+        """The most severe cause of a failed lookup so far, None while every failure was "not
+        found" (or nothing failed)."""
+        with self._cause_lock:
+            return self._cause
+
+    def note_cause(self, kind: c.LookupCauseKind, reset_at: int | None = None) -> None:
+        """Record a cause seen by the caller (the metadata phase's overall bound)."""
+        seen = LookupCause(kind, self._shown_root, self._auth is not None, reset_at)
+        with self._cause_lock:
+            self._cause = more_severe(self._cause, seen)
+
+    def _note_failure(self, failure: HttpFailure) -> None:
+        found = failure_cause(failure)
+        if found is not None:
+            self.note_cause(*found)
 
     def set_deadline(self, deadline: float) -> None:
         """Bound every later request by ``deadline`` (a ``clock`` reading) too."""
@@ -170,9 +217,10 @@ class GitHubApi:
     def headers(self) -> dict[str, str]:
         return {"Accept": c.GITHUB_ACCEPT, "User-Agent": USER_AGENT}
 
-    def _get_json(self, path: str) -> object:
+    def _get_json(self, path: str, *, keep_headers: Sequence[str] = ()) -> object:
         """GET ``<root>/<path>`` and parse it; raises ``HttpFailure`` or ``JsonError``."""
-        answer: object = strict_loads(self._get(f"{self._root}/{path}").body)
+        response = self._get(f"{self._root}/{path}", keep_headers=keep_headers)
+        answer: object = strict_loads(response.body)
         return answer
 
     def _get(
@@ -279,9 +327,13 @@ class GitHubApi:
     def _commit_of(self, owner: str, repo: str, ref: str) -> str | None:
         try:
             answer = self._get_json(
-                f"{repository_path(owner + '/' + repo)}/commits/{_segment(ref)}"
+                f"{repository_path(owner + '/' + repo)}/commits/{_segment(ref)}",
+                keep_headers=_RATE_LIMIT_HEADERS,
             )
-        except (HttpFailure, JsonError):
+        except HttpFailure as failure:
+            self._note_failure(failure)
+            return None
+        except JsonError:
             return None
         if isinstance(answer, dict):
             value = answer.get(_FIELD_SHA)
@@ -291,8 +343,11 @@ class GitHubApi:
 
     def _read_contents(self, path: str) -> str | None:
         try:
-            answer = self._get_json(path)
-        except (HttpFailure, JsonError):
+            answer = self._get_json(path, keep_headers=_RATE_LIMIT_HEADERS)
+        except HttpFailure as failure:
+            self._note_failure(failure)
+            return None
+        except JsonError:
             return None
         if (
             not isinstance(answer, dict)
