@@ -143,32 +143,75 @@ def measure(
     }
 
 
+# Okabe-Ito colours, a marker and a line style per series, so that no series hides another.
+PLANNING_STYLE = {"color": "#D55E00", "marker": "o", "linestyle": "-", "zorder": 4}
+WALL_STYLE = {"color": "#0072B2", "marker": "s", "linestyle": "--", "zorder": 3}
+RSS_STYLE = {"color": "#009E73", "marker": "^", "linestyle": ":", "zorder": 2}
+
+
 def plot(diff_rows: list[dict[str, Any]], task_rows: list[dict[str, Any]], path: Path) -> None:
+    """Two panels (by patch size, by task count): planning and whole-process time on a log axis
+    in ms, peak RSS on a secondary axis in MiB; one legend outside the axes. No point, no plot."""
+    if not diff_rows or not task_rows:
+        raise SystemExit("planning.py: no measured point to plot")
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogFormatter, NullFormatter
 
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    left.plot(
-        [row["diff_bytes"] / KIB for row in diff_rows],
-        [row["planning_ms"] for row in diff_rows],
-        marker="o",
+    # 550 and 2,200, not 5.5 x 10^2 or 549.945.
+    plain = FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 10 else f"{value:.2g}")
+    figure, panels = plt.subplots(1, 2, figsize=(12, 4.8), layout="constrained")
+    sweeps = (
+        (diff_rows, [row["diff_bytes"] / KIB for row in diff_rows], "patch size (KiB, log scale)"),
+        (task_rows, [float(row["tasks"]) for row in task_rows], "tasks (count, log scale)"),
     )
-    left.set_xscale("log")
-    left.set_xlabel(f"patch size (KiB), {SWEEP_TASKS} tasks")
-    left.set_ylabel("planning time outside Jev (ms)")
-    left.grid(True, alpha=0.3)
-    right.plot(
-        [row["tasks"] for row in task_rows],
-        [row["planning_ms"] for row in task_rows],
-        marker="o",
-    )
-    right.set_xscale("log")
-    right.set_xlabel(f"tasks, {SWEEP_DIFF // KIB} KiB patch")
-    right.grid(True, alpha=0.3)
-    figure.suptitle("jev-select plan: time outside Jev (median)")
-    figure.tight_layout()
+    titles = (f"{SWEEP_TASKS} tasks", f"{SWEEP_DIFF // KIB} KiB patch")
+    handles: list[Any] = []  # the three series once, for the one legend
+    for axis, (rows, xs, xlabel), title in zip(panels, sweeps, titles, strict=True):
+        axis.plot(
+            xs,
+            [row["planning_ms"] for row in rows],
+            label="planning outside Jev (ms)",
+            **PLANNING_STYLE,
+        )
+        axis.plot(xs, [row["wall_ms"] for row in rows], label="whole process (ms)", **WALL_STYLE)
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_xlabel(xlabel)
+        axis.set_ylabel("time (ms, log scale)")
+        axis.set_title(title)
+        # Ticks at the measured points; plain numbers on the time axis, some minor ones too.
+        axis.set_xticks(xs)
+        axis.xaxis.set_major_formatter(plain)
+        axis.xaxis.set_minor_formatter(NullFormatter())
+        axis.yaxis.set_major_formatter(LogFormatter())
+        axis.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
+        axis.grid(True, which="major", alpha=0.3)
+        memory = axis.twinx()
+        memory.plot(
+            xs, [row["peak_rss_kib"] / 1024 for row in rows], label="peak RSS (MiB)", **RSS_STYLE
+        )
+        memory.set_ylim(0, max(row["peak_rss_kib"] / 1024 for row in rows) * 1.2)
+        memory.set_ylabel("peak RSS of the plan process (MiB)")
+        for x, row in zip(xs, rows, strict=True):
+            if row.get("status", "planned") != "planned":  # a fallback asks Jev nothing
+                # On the twin axes, which are drawn last, at the point of the time axis.
+                memory.annotate(
+                    row["status"],
+                    (x, row["planning_ms"]),
+                    xycoords=axis.transData,
+                    textcoords="offset points",
+                    xytext=(0, -15),
+                    ha="center",
+                    fontsize=8,
+                    color=PLANNING_STYLE["color"],
+                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"},
+                )
+        handles = [*axis.get_lines(), *memory.get_lines()]
+    figure.legend(handles=handles, loc="outside lower center", ncols=3)
+    figure.suptitle("jev-select plan: time outside Jev and memory (median of each point)")
     figure.savefig(path, dpi=110)
     plt.close(figure)
 

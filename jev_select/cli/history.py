@@ -3,7 +3,8 @@
 Shell module. It lists the first-parent history of a local repository, picks the merged changes
 (``core.history.select_changes``), previews each one (collection, metadata and grouping, nothing
 sent), states how many Jev requests a run with a key would send, then runs the planning pipeline
-in shadow mode on each change and writes one report per change under ``--out``.
+in shadow mode on each change and writes one report per change under ``--out`` (default: a
+new temporary directory); the table ends with that directory's absolute path.
 Without a key (or without ``--allow-external-context``) nothing leaves the machine: external
 actions are not looked up, and each report is the pipeline's bypass report.
 """
@@ -141,7 +142,7 @@ def run_history(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
         return 1
     last, since = _window(namespace)
     try:
-        outcomes = _run(namespace, environ, inputs, last, since)
+        out, outcomes = _run(namespace, environ, inputs, last, since)
     except (InputError, PlanningFailure) as error:
         end_steps()
         console.emit(console.failure_text(error), github=False)
@@ -149,7 +150,12 @@ def run_history(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
     if namespace.format == c.HISTORY_FORMAT_JSON:
         console.write(pretty_json(history_json(outcomes)) + "\n")
     else:
-        console.write(history_table(outcomes))
+        # The table ends with where the reports are, so that they can be found, labelled and
+        # given to calibrate; a temporary directory says how to keep them instead.
+        where = (
+            c.HISTORY_REPORTS_TEMPLATE if namespace.out else c.HISTORY_REPORTS_TEMPORARY_TEMPLATE
+        )
+        console.write(history_table(outcomes) + where.format(path=out) + "\n")
     return 0
 
 
@@ -159,7 +165,8 @@ def _run(
     inputs: Inputs,
     last: int,
     since: str | None,
-) -> list[ChangeOutcome]:
+) -> tuple[str, list[ChangeOutcome]]:
+    """The absolute path of the reports' directory, and one outcome per change."""
     from ..app.pipeline import RunContext, preview_change, run_plan_pipeline
     from ..app.settings import metadata_lookups
     from ..core.evidence.resolve import NoLookups
@@ -219,7 +226,10 @@ def _run(
             # A fresh set per run: each run has its own lookup deadline.
             lookups=(
                 metadata_lookups(
-                    c.GITHUB_DEFAULT_SERVER_URL, environ.get(c.GITHUB_API_URL_ENV) or None, token
+                    c.GITHUB_DEFAULT_SERVER_URL,
+                    environ.get(c.GITHUB_API_URL_ENV) or None,
+                    token,
+                    local_environ=environ,
                 )
                 if sending
                 else NoLookups()
@@ -280,4 +290,4 @@ def _run(
             )
         )
     end_steps()
-    return outcomes
+    return os.path.abspath(out), outcomes

@@ -54,7 +54,32 @@ CALIBRATE_FAILURES: Final = CommandFailures(
     codes=ANALYSIS_CODES,
     fallback=ANALYSIS_INVALID_SHADOW_MEASUREMENT,
 )
+# Directories of measurements: a report without a results file beside it is not labelled yet and
+# is left out; with none left, there is nothing to calibrate (exit 1). Plain lines on stderr, even
+# in GitHub Actions, where stdout often goes to the step summary.
+CALIBRATE_NO_REPORTS: Final = (
+    "jev-select: nothing to calibrate: no <id>/report.json in the directories given."
+)
+CALIBRATE_NO_RESULTS_TEMPLATE: Final = (
+    "jev-select: nothing to calibrate: none of the {reports} report(s) has a results.json beside "
+    "it. Write one per report from the CI run that tested its commit with 'jev-select results "
+    "--report DIR/<id>/report.json --run-id <run> --output DIR/<id>/results.json', or collect a "
+    "shadow observer's runs with 'jev-select rollout', which writes both files."
+)
+CALIBRATE_LEFT_OUT_TEMPLATE: Final = (
+    "jev-select: {left_out} of {reports} report(s) left out: no results.json beside them "
+    "('jev-select results' or 'jev-select rollout' writes it)."
+)
+# The plot extra of pyproject.toml (`bench` is its former name) brings matplotlib. It installs
+# from a checkout, never by name from the package index; the action's own environment has only
+# the lock's packages and no pip (docs/shadow-mode.md, "5. Calibrate the threshold").
 CALIBRATE_PLOT_UNAVAILABLE: Final = (
-    "jev-select: --plot needs matplotlib, from the bench extra of jev-ci-select."
+    "jev-select: --plot needs matplotlib, from the plot extra: in a clone of jev-select, "
+    "pip install -e '.[plot]' (or pip install '.[plot]'); it installs from a checkout, "
+    "not by name from the package index."
+)
+CALIBRATE_PLOT_EMPTY: Final = (
+    "jev-select: --plot has nothing to draw: no task was judged by scores at any threshold "
+    "(every report was bypassed, fell back or was incomplete)."
 )
 CALIBRATE_PLOT_UNWRITABLE: Final = "jev-select: the plot could not be written."

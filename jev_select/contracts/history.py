@@ -53,4 +53,11 @@ HISTORY_REQUESTS_TEMPLATE: Final = (
 HISTORY_NEEDS_YES_TEMPLATE: Final = (
     "jev-select: more than {limit} Jev requests need --yes; nothing was sent."
 )
+# The last line of the table: the absolute path of the directory that holds the reports, with a
+# word on keeping them when it is the temporary directory chosen without --out.
+HISTORY_REPORTS_TEMPLATE: Final = "reports: {path}"
+HISTORY_REPORTS_TEMPORARY_TEMPLATE: Final = (
+    "reports: {path} (a new temporary directory, which the system may clear; "
+    "--out DIR writes them where they stay)"
+)
 PROGRESS_STEP_TEMPLATE: Final = "jev-select: {phase} {index}/{total} {item}"

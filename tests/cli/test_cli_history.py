@@ -209,6 +209,60 @@ def test_the_table(
     ]
     assert "forced whatever the scores: protected-path 1" in lines
     assert "metadata gaps: workflow-missing 1" in lines
+    # The last line says where the reports are.
+    assert lines[-1] == c.HISTORY_REPORTS_TEMPLATE.format(path=tmp_path / "out")
+    assert lines[-1] == f"reports: {tmp_path / 'out'}"
+    assert (tmp_path / "out" / history.squash[:12] / "report.json").is_file()
+
+
+def test_the_table_names_the_reports_directory_as_an_absolute_path(
+    history: History,
+    environment: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code, stdout, _ = run(
+        capsys,
+        "history",
+        "--tasks-file",
+        str(environment),
+        "--repo",
+        str(history.repo.path),
+        "--out",
+        "runs",
+    )
+    assert code == 0
+    assert stdout.splitlines()[-1] == f"reports: {work / 'runs'}"
+
+
+def test_without_out_the_table_names_the_temporary_directory_and_how_to_keep_them(
+    history: History,
+    environment: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The temporary root is RUNNER_TEMP when set (the process caches the system's own).
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir()
+    monkeypatch.setenv("RUNNER_TEMP", str(runner_temp))
+    code, stdout, _ = run(
+        capsys, "history", "--tasks-file", str(environment), "--repo", str(history.repo.path)
+    )
+    assert code == 0
+    last = stdout.splitlines()[-1]
+    (directory,) = runner_temp.glob("jev-select-history-*")
+    assert directory.name.startswith("jev-select-history-")
+    assert last == c.HISTORY_REPORTS_TEMPORARY_TEMPLATE.format(path=directory)
+    assert last.startswith(f"reports: {directory} (a new temporary directory")
+    assert "--out DIR" in last
+    assert sorted(entry.name for entry in directory.iterdir()) == sorted(
+        head[:12] for head in (history.first, history.second, history.squash)
+    )
 
 
 @pytest.fixture
@@ -427,3 +481,17 @@ def test_without_consent_no_action_or_reusable_workflow_is_looked_up(
         c.GAP_REUSABLE_WORKFLOW_UNRESOLVED.name: 1,
         c.GAP_ACTION_METADATA_MISSING.name: 1,
     }
+
+
+def test_calibrate_over_unlabelled_reports_says_how_to_label_them(
+    history: History, environment: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # history writes reports only: calibrate has nothing to judge until results files exist.
+    out = tmp_path / "out"
+    args = ["--tasks-file", str(environment), "--repo", str(history.repo.path), "--out", str(out)]
+    code, stdout, _ = run(capsys, "history", *args)
+    assert code == 0
+    assert stdout.splitlines()[-1] == f"reports: {out}"
+    code, stdout, stderr = run(capsys, "calibrate", str(out))
+    assert (code, stdout) == (1, "")
+    assert stderr == c.CALIBRATE_NO_RESULTS_TEMPLATE.format(reports=3) + "\n"

@@ -201,9 +201,18 @@ def test_a_calibrate_directory_skips_a_measurement_whose_files_are_fifos(
     (measurements / "1").mkdir(parents=True)
     special("fifo", measurements / "1" / "report.json")
     special("fifo", measurements / "1" / "results.json")
+    # Beside a labelled measurement, the FIFOs are neither read nor counted as a report.
+    (measurements / "2").mkdir()
+    (measurements / "2" / "report.json").write_text(report_text(REPORT_A), "utf-8")
+    (measurements / "2" / "results.json").write_text(json.dumps(RESULTS_A), "utf-8")
     code, out, err = run(capsys, "calibrate", str(measurements), "--format", "json")
     assert (code, err) == (0, "")
-    assert json.loads(out)["thresholds"][0]["changes"] == 0
+    assert json.loads(out)["thresholds"][0]["changes"] == 1
+    # Alone, they leave nothing to calibrate.
+    for name in ("report.json", "results.json"):
+        (measurements / "2" / name).unlink()
+    code, out, err = run(capsys, "calibrate", str(measurements), "--format", "json")
+    assert (code, out, err) == (1, "", c.CALIBRATE_NO_REPORTS + "\n")
 
 
 def test_standard_input_is_still_read(
