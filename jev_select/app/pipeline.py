@@ -30,6 +30,7 @@ from ..core.models import (
     RunFacts,
 )
 from ..core.policy import choose_bypass, decide, score_decisions
+from ..core.preview import PatchSize, PreviewFacts, kept_whole_reason, protected_path
 from ..core.report import build_report, validate_report
 from ..core.report_v5 import ReportV5
 from ..core.tasks import compute_selection_hash
@@ -85,6 +86,9 @@ class RunContext:
     preview: bool = False
     # Local mode: the time bound of every git command of the run (None: unbounded, GitHub mode).
     git_bound: GitTimeBound | None = None
+    # Local plan: when collection fails on max-diff-bytes, read the patch once more (at most
+    # PATCH_MEASURE_CAP bytes) to tell the reader its size.
+    measure_patch: bool = False
 
 
 @attrs.frozen
@@ -95,6 +99,8 @@ class PlanResult:
     # Local mode without a key or consent: what planning found before anything would be sent.
     preview: ChangePreview | None = None
     failure_cause: str | None = None  # cause category of the first failed Jev request
+    # The patch over max-diff-bytes behind a collection's diff-too-large, when it was measured.
+    patch: PatchSize | None = None
     # Per task, explanations of metadata gaps for the terminal view and the step summary.
     notes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
 
@@ -123,6 +129,7 @@ def run_plan_pipeline(
         allow_external_context=inputs.allow_external_context,
     )
     commits = run.commits
+    staged: CollectedChange | None = None
     collection: Collection | None = None
     metadata: MetadataResult | None = None
     grouping_error: str | None = None
@@ -177,7 +184,7 @@ def run_plan_pipeline(
         bypass=bypass,
         change=change,
         evaluation=evaluation,
-        protected_paths=(inputs.tasks_file,) if inputs.tasks_file is not None else (),
+        protected_paths=_protected_paths(inputs),
     )
     report = build_report(
         plan,
@@ -209,10 +216,16 @@ def run_plan_pipeline(
         preview=preview,
         failure_cause=outcome.cause if outcome is not None else None,
         notes=metadata.notes if metadata else {},
+        patch=staged.patch if staged is not None else None,
     )
 
 
 _PREVIEW_BYPASSES = (c.REASON_MISSING_API_KEY, c.REASON_EXTERNAL_CONTEXT_DISABLED)
+
+
+def _protected_paths(inputs: Inputs) -> tuple[str, ...]:
+    """Exact paths that bypass selection like a workflow edit: the ``tasks-file`` table."""
+    return (inputs.tasks_file,) if inputs.tasks_file is not None else ()
 
 
 def _tested_ref(inputs: Inputs, run: RunContext) -> c.TestedRef:
@@ -220,10 +233,13 @@ def _tested_ref(inputs: Inputs, run: RunContext) -> c.TestedRef:
     return c.TESTED_REF_MERGE if run.merge_queue else inputs.tested_ref
 
 
-def _collect(inputs: Inputs, run: RunContext) -> tuple[Collection, MetadataResult | None]:
+def _collect(
+    inputs: Inputs, run: RunContext
+) -> tuple[Collection, MetadataResult | None, PatchSize | None]:
     """Collect the change and, once it is collected and there are tasks, their metadata.
 
-    One git session serves both, so the metadata is read from the objects just verified.
+    One git session serves both, so the metadata is read from the objects just verified; the
+    patch over ``max-diff-bytes`` is measured in it too when the run asks for that.
     """
     from ..edges.collect import collect_change
     from ..edges.git.session import GitSession
@@ -252,7 +268,38 @@ def _collect(inputs: Inputs, run: RunContext) -> tuple[Collection, MetadataResul
             if collection.change_set is not None and len(inputs.tasks) > 0
             else None
         )
-    return collection, metadata
+        patch = (
+            _measure_patch(session, collection, inputs.max_diff_bytes)
+            if run.measure_patch
+            else None
+        )
+    return collection, metadata, patch
+
+
+def _measure_patch(session: GitSession, collection: Collection, limit: int) -> PatchSize | None:
+    """The patch's size when collection refused it for ``max-diff-bytes``, else None.
+
+    ``diff-too-large`` with the changed paths known comes from a blob over its cap or from the
+    patch (docs/reference.md, "Collection checks"); reading the patch once more, up to
+    ``PATCH_MEASURE_CAP`` bytes, tells which. Past that cap the patch is past the limit too.
+    """
+    from ..edges.git.runner import GitError, GitOutputTooLarge
+
+    diff_base = collection.commits.diff_base_sha
+    if (
+        collection.error != c.REASON_DIFF_TOO_LARGE
+        or collection.error_paths is None
+        or diff_base is None
+        or limit >= c.PATCH_MEASURE_CAP
+    ):
+        return None
+    try:
+        size = len(session.patch(diff_base, collection.commits.tested_sha, c.PATCH_MEASURE_CAP))
+    except GitOutputTooLarge:
+        return PatchSize(limit_bytes=limit, patch_bytes=None)
+    except GitError:
+        return None
+    return PatchSize(limit_bytes=limit, patch_bytes=size) if size > limit else None
 
 
 def _gaps(metadata: MetadataResult | None) -> dict[str, tuple[str, ...]]:
@@ -308,6 +355,7 @@ class CollectedChange:
     ``collected_at`` is the clock reading when collection ended; ``grouping_ms`` how long grouping
     took. ``prepared`` is set when the change could be grouped, ``grouping_error`` when it could
     not; both are ``None`` when collection failed or there was no metadata to group with.
+    ``patch`` is the measured patch over ``max-diff-bytes`` (``RunContext.measure_patch``).
     """
 
     collection: Collection
@@ -316,6 +364,7 @@ class CollectedChange:
     grouping_error: str | None
     collected_at: float
     grouping_ms: float
+    patch: PatchSize | None = None
 
 
 def collect_change_once(
@@ -324,7 +373,7 @@ def collect_change_once(
     """Collect the change, resolve its metadata and group it, exactly as planning does."""
     from ..core.grouping import GroupingError, prepare_observation
 
-    collection, metadata = _collect(inputs, run)
+    collection, metadata, patch = _collect(inputs, run)
     collected_at = clock()
     prepared: PreparedObservation | None = None
     grouping_error: str | None = None
@@ -348,6 +397,7 @@ def collect_change_once(
         grouping_error=grouping_error,
         collected_at=collected_at,
         grouping_ms=milliseconds_between(collected_at, clock()),
+        patch=patch,
     )
 
 
@@ -356,9 +406,10 @@ class ChangePreview:
     """What planning one change finds before anything is sent (``jev-select history``, and
     local ``plan`` without a key or consent).
 
-    ``plan`` is the policy applied without scores: forced states, ``always``, ``path-match`` and
-    metadata gaps are final; every candidate is undecided. ``requests`` is the number of Jev
-    requests the observation would send (0 when collection or grouping failed).
+    ``plan`` is the policy applied without scores, with the keyed run's protected paths: forced
+    states, ``always``, ``path-match`` and metadata gaps are final; every candidate is undecided.
+    ``requests`` is the number of Jev requests the observation would send (0 when collection or
+    grouping failed; under a protected path they are sent and their answers only recorded).
     """
 
     plan: Plan
@@ -370,6 +421,23 @@ class ChangePreview:
     collection_ms: float
     # The change as collected and grouped, for the planning run that follows the preview.
     collected: CollectedChange = attrs.field(repr=False, eq=False)
+    # The first changed path that makes the plan ``protected-path``, when one does.
+    protected_path: str | None = None
+
+    @property
+    def facts(self) -> PreviewFacts:
+        """What the terminal and ``plan --json`` show of this preview."""
+        change_set = self.collected.collection.change_set
+        return PreviewFacts(
+            plan=self.plan,
+            changed_paths=self.changed_paths,
+            collection_error=self.collection_error,
+            gaps=self.gaps,
+            requests=self.requests,
+            protected_path=self.protected_path,
+            patch=self.collected.patch,
+            diff_bytes=change_set.diff_bytes if change_set is not None else None,
+        )
 
 
 def preview_change(
@@ -388,12 +456,14 @@ def preview_change(
     collection_ms = milliseconds_between(started, staged.collected_at)
     grouping_error = staged.grouping_error
     requests = len(staged.prepared.requests) if staged.prepared is not None else 0
+    # The keyed run's own policy and protected paths; only the scores are missing.
     plan = decide(
         tasks,
         mode=inputs.mode,
         bypass=c.REASON_FORCE_ALL if inputs.force_all else None,
         change=ChangeFacts.of(collection, metadata),
         evaluation=Evaluation(grouping_error=grouping_error),
+        protected_paths=_protected_paths(inputs),
     )
     return ChangePreview(
         plan=plan,
@@ -404,4 +474,9 @@ def preview_change(
         requests=0 if inputs.force_all else requests,
         collection_ms=collection_ms,
         collected=staged,
+        protected_path=(
+            protected_path(collection.known_paths, _protected_paths(inputs))
+            if kept_whole_reason(plan) == c.REASON_PROTECTED_PATH
+            else None
+        ),
     )

@@ -26,12 +26,14 @@ from ..edges.files import read_capped_text
 from ..edges.git.local import (
     is_git_repository,
     local_file_at,
+    local_has_uncommitted_changes,
     local_top_level,
     local_tree_paths,
     resolve_local_revision,
 )
 from ..edges.git.runner import GitTimeBound
 from ..errors import JevSelectError
+from .console import github_mode
 
 __all__ = ["register", "run_check"]
 
@@ -85,6 +87,7 @@ def _read_text(path: str) -> str | None:
 class _Checkout:
     repository: Repository
     root: str | None  # the work tree's root, None for a bare repository
+    uncommitted: str | None = None  # the line that says the work tree is not what is read
 
 
 def _repository(
@@ -118,10 +121,22 @@ def _repository(
             c.GITHUB_DEFAULT_SERVER_URL,
             environ.get(c.GITHUB_API_URL_ENV) or None,
             environ.get(c.LOCAL_GITHUB_TOKEN_ENV, ""),
+            local_environ=environ,
         ),
         clock=time.monotonic,
     )
-    return _Checkout(repository, local_top_level(repo, environ, bound=bound))
+    uncommitted = None
+    if not github_mode(environ) and _has_uncommitted_changes(repo, environ):
+        uncommitted = c.UNCOMMITTED_CHECK_TEMPLATE.format(rev=rev, sha=commit[:12])
+    return _Checkout(repository, local_top_level(repo, environ, bound=bound), uncommitted)
+
+
+def _has_uncommitted_changes(repo: str, environ: Mapping[str, str]) -> bool:
+    """Whether the work tree holds edits the check does not read (a workflow edited on disk
+    would otherwise read as missing or unchanged). The status has its own bound: a slow answer
+    drops the line, never the check."""
+    bound = GitTimeBound(c.LOCAL_STATUS_TIMEOUT_S)
+    return bool(local_has_uncommitted_changes(repo, environ, bound=bound))
 
 
 def _relative(path: str, root: str | None) -> str | None:
@@ -140,6 +155,7 @@ def run_check(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     bound = GitTimeBound(c.LOCAL_GIT_TIMEOUT_S)
     message: str | None = None
     shown = path or ""
+    checkout: _Checkout | None = None
     try:
         text = _read_text(path) if path is not None else None
         checkout = _repository(namespace, environ, bound)
@@ -176,6 +192,8 @@ def run_check(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     if message is not None:
         sys.stderr.write(f"{c.PRODUCT_NAME} {c.COMMAND_CHECK}: error: {message}\n")
         return c.CHECK_EXIT_USAGE
+    if checkout is not None and checkout.uncommitted is not None:
+        sys.stderr.write(checkout.uncommitted + "\n")
     if namespace.format == c.CHECK_FORMAT_JSON:
         sys.stdout.write(problems_json(problems))
     else:

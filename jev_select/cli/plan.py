@@ -83,7 +83,8 @@ def add_plan_parser(commands: argparse._SubParsersAction[Any]) -> argparse.Argum
         f"--{c.FLAG_JSON}",
         action="store_true",
         default=None,
-        help="local mode: print the report (JSON) to stdout instead of the table",
+        help="local mode: print the report and the preview (one JSON document) to stdout "
+        "instead of the table",
     )
     plan.add_argument(
         f"--{c.FLAG_REPORT}",

@@ -12,15 +12,20 @@ import argparse
 import contextlib
 import hashlib
 import os
+import re
 import sys
 import time
 from collections.abc import Mapping
 
+import attrs
+
 from .. import contracts as c
 from ..app.pipeline import PlanResult, RunContext, run_plan_pipeline
-from ..app.settings import local_inputs, metadata_lookups
+from ..app.settings import local_inputs, lookup_cause_of, metadata_lookups
+from ..core.lookup_causes import LookupCause, group_lookup_gaps
 from ..core.models import Commits, Inputs
-from ..core.plan_view import failure_line, render_preview
+from ..core.plan_view import failure_line
+from ..core.preview import patch_line, plan_output_text, preview_json, render_preview
 from ..core.render import render_terminal
 from ..core.report import report_text
 from ..edges import cancellation
@@ -28,6 +33,7 @@ from ..edges.environment import temp_root
 from ..edges.git.local import (
     default_local_base,
     is_git_repository,
+    local_has_uncommitted_changes,
     local_merge_parents,
     resolve_local_revision,
 )
@@ -52,6 +58,7 @@ def run_local_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) ->
         remote, commits = _local_commits(namespace, inputs, environ, bound)
         # Without --remote the commits come from --repo itself, whose objects are on this disk.
         borrow_from = os.path.abspath(namespace.repo or ".") if namespace.remote is None else None
+        _warn_uncommitted(namespace, environ, commits)
     except _DefaultBaseMissing:
         console.emit(c.LOCAL_DEFAULT_BASE_MISSING, github=False)
         return 1
@@ -71,11 +78,15 @@ def run_local_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) ->
             environ=environ,
             provenance_repository=c.LOCAL_REPOSITORY_NAME,
             lookups=metadata_lookups(
-                c.GITHUB_DEFAULT_SERVER_URL, environ.get(c.GITHUB_API_URL_ENV) or None, token
+                c.GITHUB_DEFAULT_SERVER_URL,
+                environ.get(c.GITHUB_API_URL_ENV) or None,
+                token,
+                local_environ=environ,
             ),
             borrow_from=borrow_from,
             preview=True,
             git_bound=bound,
+            measure_patch=True,
         )
         with Progress(sys.stderr):
             result = run_plan_pipeline(inputs, run, validated_at=validated_at)
@@ -87,7 +98,11 @@ def run_local_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) ->
                 if namespace.report is not None
                 else _local_report_path(run.temp_root, namespace.repo or "."),
             )
-        terminal = text if namespace.json else _local_view(result, inputs, report_path)
+        terminal = (
+            _local_json(result, inputs)
+            if namespace.json
+            else _local_view(result, inputs, report_path, lookup_cause_of(run.lookups))
+        )
     except Exception as error:
         _remove_local_report(report_path)
         console.emit(console.failure_text(error), github=False)
@@ -101,8 +116,12 @@ def run_local_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) ->
     return 0
 
 
-def _local_view(result: PlanResult, inputs: Inputs, report_path: str) -> str:
-    """The table, the failure line, the preview and, last, the report path."""
+def _local_view(
+    result: PlanResult, inputs: Inputs, report_path: str, cause: LookupCause | None = None
+) -> str:
+    """The table, the failure line, the preview and, last, the report path. Once the cause
+    line has said why lookups failed, the preview counts a task's lookup gaps instead of
+    repeating each (the report keeps every one)."""
     parts = [
         render_terminal(
             result.report,
@@ -115,19 +134,48 @@ def _local_view(result: PlanResult, inputs: Inputs, report_path: str) -> str:
     failure = failure_line(result.report, result.failure_cause)
     if failure is not None:
         parts.append(failure + "\n")
+    patch = patch_line(result.report, result.patch)
+    if patch is not None:
+        parts.append(patch + "\n")
     if result.preview is not None:
-        parts.append(
-            render_preview(
-                inputs.tasks,
-                changed_paths=result.preview.changed_paths,
-                collection_error=result.preview.collection_error,
-                gaps=result.preview.gaps,
-                requests=result.preview.requests,
-                grouping_error=result.preview.grouping_error,
-            )
-        )
+        facts = result.preview.facts
+        facts = attrs.evolve(facts, gaps=group_lookup_gaps(facts.gaps, cause))
+        parts.append(render_preview(inputs.tasks, facts))
     parts.append(c.TERMINAL_REPORT_TEMPLATE.format(path=report_path) + "\n")
     return "".join(parts)
+
+
+def _local_json(result: PlanResult, inputs: Inputs) -> str:
+    """What ``--json`` prints: the report v5 and the preview or null (plan-output.schema.json)."""
+    preview = (
+        preview_json(inputs.tasks, result.preview.facts) if result.preview is not None else None
+    )
+    return plan_output_text(result.report, preview)
+
+
+def _warn_uncommitted(
+    namespace: argparse.Namespace, environ: Mapping[str, str], commits: Commits
+) -> None:
+    """One line on stderr when the work tree holds changes the plan does not read.
+
+    The status gets a time bound of its own: a slow answer drops the line, not the plan.
+    """
+    repo = os.path.abspath(namespace.repo or ".")
+    bound = GitTimeBound(c.LOCAL_STATUS_TIMEOUT_S)
+    if not local_has_uncommitted_changes(repo, environ, bound=bound):
+        return
+    rev = namespace.head or "HEAD"
+    sha = commits.tested_sha[:12]
+    by_id = re.fullmatch("[0-9a-fA-F]{4,64}", rev) is not None and commits.tested_sha.startswith(
+        rev.lower()
+    )
+    console.emit(
+        c.UNCOMMITTED_COMMIT_TEMPLATE.format(sha=sha)
+        if by_id
+        else c.UNCOMMITTED_TEMPLATE.format(rev=rev, sha=sha),
+        github=False,
+        level="warning",
+    )
 
 
 def _remove_local_report(path: str | None) -> None:

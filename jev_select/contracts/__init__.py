@@ -22,6 +22,7 @@ from .inputs import *  # noqa: F403
 from .jev import *  # noqa: F403
 from .names import *  # noqa: F403
 from .outputs import *  # noqa: F403
+from .preview import *  # noqa: F403
 from .reasons import *  # noqa: F403
 from .replay import *  # noqa: F403
 from .report import *  # noqa: F403

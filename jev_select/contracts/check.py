@@ -110,3 +110,8 @@ WORKFLOW_SUFFIXES: Final = (".yml", ".yaml")
 ACTION_REPOSITORY_NAME: Final = "jev-select"
 # The gate job's condition: one of these status functions keeps it from being skipped.
 GATE_STATUS_FUNCTIONS: Final = ("always", "cancelled")
+# A local check reads the committed files of REV; edits in the work tree are not part of it.
+UNCOMMITTED_CHECK_TEMPLATE: Final = (
+    "jev-select check: the working tree has uncommitted changes; the check reads {rev} ({sha}) "
+    "only, so commit them to have them checked."
+)

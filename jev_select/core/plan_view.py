@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from .. import contracts as c
-from .jsonutil import code_unit_key, format_number
+from .jsonutil import format_number
 from .models import TaskTable
 from .report_v5 import ReportV5, as_report
 from .tasks import match_force_paths
@@ -25,7 +25,6 @@ __all__ = [
     "failure_line",
     "highest_score",
     "matched_pattern",
-    "render_preview",
     "task_details",
 ]
 
@@ -107,58 +106,6 @@ def task_details(
     if facts.gaps:
         parts.append(c.PLAN_VIEW_GAPS_PREFIX + ", ".join(facts.gaps))
     return "; ".join(parts)
-
-
-_PREVIEW_PATH_LIMIT = 20
-
-
-def render_preview(
-    table: TaskTable,
-    *,
-    changed_paths: Sequence[str] | None,
-    collection_error: str | None,
-    gaps: Mapping[str, Sequence[str]],
-    requests: int = 0,
-    grouping_error: str | None = None,
-) -> str:
-    """The local preview of a run without a key or consent: the change, the tasks ``always``,
-    ``force_paths`` and metadata gaps keep, and how many tasks Jev would be asked about in how
-    many requests (or why the change could not be put in requests)."""
-    lines = [c.PREVIEW_HEADING]
-    if changed_paths is None:
-        lines.append(f"  the change could not be collected ({collection_error or 'unknown'})")
-    else:
-        lines.append(f"  {len(changed_paths)} changed file(s):")
-        lines.extend(f"    {path}" for path in changed_paths[:_PREVIEW_PATH_LIMIT])
-        if len(changed_paths) > _PREVIEW_PATH_LIMIT:
-            lines.append(f"    ... {len(changed_paths) - _PREVIEW_PATH_LIMIT} more")
-    asked: list[str] = []
-    for task in sorted(table.tasks, key=lambda task: code_unit_key(task.id)):
-        reasons: list[str] = []
-        if task.always:
-            reasons.append(c.REASON_ALWAYS)
-        match = matched_pattern(task.force_paths, changed_paths)
-        if match is not None:
-            reasons.append(f"{match[0]} matched {match[1]}")
-        if gaps.get(task.id):
-            reasons.append(c.PLAN_VIEW_GAPS_PREFIX + ", ".join(gaps[task.id]))
-        if reasons:
-            lines.append(f"  kept: {task.id} ({'; '.join(reasons)})")
-        else:
-            asked.append(task.id)
-    if changed_paths is not None and grouping_error is not None:
-        lines.append(
-            f"  with a key, the change could not be put in requests ({grouping_error}): "
-            "every task would run"
-        )
-    elif changed_paths is not None:
-        lines.append(
-            f"  with a key, Jev would be asked about {len(asked)} of {len(table)} task(s)"
-            + (f": {', '.join(asked)}" if asked else "")
-            + (f" ({requests} request(s))" if asked and requests else "")
-        )
-    lines.append(c.PREVIEW_HINT)
-    return "\n".join(lines) + "\n"
 
 
 # Keyed by plain strings: the code read from a report is one (see ``_STATUS_SENTENCES`` in

@@ -250,6 +250,8 @@ def test_cancel_during_git_fetch_local_mode(
     repo = GitRepo.init(tmp_path / "work")
     base = repo.commit({"src/a.py": "x = 1\n"})
     head = repo.commit({"src/a.py": "x = 2\n"}, parents=[base])
+    # A clean checkout of HEAD: a local plan warns about uncommitted work otherwise.
+    repo.git("reset", "--quiet", "--hard")
     tasks_file = tmp_path / "tasks.yml"
     tasks_file.write_text(TASKS, "utf-8")
     temp = tmp_path / "tmp"

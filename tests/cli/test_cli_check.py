@@ -43,6 +43,7 @@ def repo(tmp_path: Path) -> GitRepo:
         {".github/workflows/ci.yml": CI_WORKFLOW, "src/app.py": "print(1)\n"}
     )
     repository.set_ref("refs/heads/main", commit)
+    repository.check_out()
     return repository
 
 
@@ -114,6 +115,7 @@ def test_the_revision_decides(
     first = repo.tip()
     second = repo.commit({"docs/index.md": "# Docs\n"}, parents=[first] if first else [])
     repo.set_ref("refs/heads/main", second)
+    repo.check_out()
     tasks = tmp_path / "tasks.yml"
     tasks.write_text("docs:\n  description: d\n  force_paths: [docs/**]\n", "utf-8")
     base = ["--tasks-file", str(tasks), "--repo", str(repo.path)]

@@ -11,6 +11,7 @@ from support.gitrepo import Change, GitRepo
 from support.wiring import CI, TABLE, TABLE_PATH, job, rest, workflow
 
 from jev_select import contracts as c
+from jev_select.cli import main
 
 TYPO = workflow(job("unit", "fromJSON(needs.plan.outputs.run)['typnig']"), rest("typing"))
 
@@ -24,11 +25,7 @@ def _repository(tmp_path: Path, files: dict[str, str]) -> GitRepo:
     for path, text in files.items():
         changes[path] = text
     repository.commit(changes)
-    for path, text in files.items():
-        # The work tree holds what was committed, as in a checkout.
-        target = repository.path / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, "utf-8")
+    repository.check_out()
     return repository
 
 
@@ -116,6 +113,26 @@ def test_the_revision_decides_which_workflows_count(
     first = repository.tip()
     assert first is not None
     repository.commit({CI: TYPO})
+    repository.check_out()
     base = ["--repo", str(repository.path)]
     assert _run([*base, "--rev", first], capsys, monkeypatch)[0] == 0
     assert _run(base, capsys, monkeypatch)[0] == 1
+
+
+def test_uncommitted_work_is_named_and_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repository = _repository(tmp_path, {CI: workflow(rest()), TABLE_PATH: TABLE})
+    # The fixed workflow is only on disk: the check reads the committed one.
+    (repository.path / CI).write_text(TYPO, "utf-8")
+    code, out, err = _run(["--repo", str(repository.path)], capsys, monkeypatch)
+    assert (code, out) == (0, "")
+    commit = repository.tip()
+    assert commit is not None
+    assert err == (
+        "jev-select check: the working tree has uncommitted changes; the check reads HEAD "
+        f"({commit[:12]}) only, so commit them to have them checked.\n"
+    )
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert main([c.COMMAND_CHECK, "--repo", str(repository.path)]) == 0
+    assert capsys.readouterr().err == ""

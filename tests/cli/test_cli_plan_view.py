@@ -61,6 +61,8 @@ class Repo:
         self.head = self.repo.commit(
             {"src/a.py": "a = 2\n", "docs/index.md": "# Docs!\n"}, parents=[self.base]
         )
+        # A clean checkout of HEAD: a local plan warns about uncommitted work otherwise.
+        self.repo.git("reset", "--quiet", "--hard")
         self.tasks = root / "tasks.yml"
         self.tasks.write_text(TASKS, "utf-8")
         self.temp = root / "tmp"
@@ -213,14 +215,30 @@ class socket_port:
         return None
 
 
-def test_json_prints_the_report(tmp_path: Path) -> None:
+def test_json_prints_the_report_and_the_preview(tmp_path: Path) -> None:
     repo = Repo(tmp_path)
     completed = run_cli_in_process(repo.args("--json"), repo.env())
     assert completed.returncode == 0, completed.stderr
-    report = json.loads(completed.stdout)
+    printed = json.loads(completed.stdout)
+    assert list(printed) == [c.PLAN_OUTPUT_REPORT, c.PLAN_OUTPUT_PREVIEW]
+    report = printed[c.PLAN_OUTPUT_REPORT]
     assert report["version"] == 5
     assert report["status"] == c.STATUS_BYPASSED
     assert set(report["tasks"]) == {"api", "docs", "lint", "unit"}
+    assert printed[c.PLAN_OUTPUT_PREVIEW][c.PREVIEW_KEYED_RUN][c.KEYED_RUN_CANDIDATES] == ["api"]
+
+
+def test_json_of_a_keyed_run_has_no_preview(tmp_path: Path, jev: FakeJev) -> None:
+    repo = Repo(tmp_path)
+    env = repo.env(JEV_API_KEY=API_KEY_SENTINEL, REQUESTS_CA_BUNDLE=jev.ca_bundle or "")
+    completed = run_cli_in_process(
+        repo.args("--allow-external-context", "--api-base-url", jev.base_url, "--json"), env
+    )
+    assert completed.returncode == 0, completed.stderr
+    printed = json.loads(completed.stdout)
+    assert list(printed) == [c.PLAN_OUTPUT_REPORT, c.PLAN_OUTPUT_PREVIEW]
+    assert printed[c.PLAN_OUTPUT_REPORT]["status"] == c.STATUS_PLANNED
+    assert printed[c.PLAN_OUTPUT_PREVIEW] is None
 
 
 def test_report_path_and_one_file_per_repository(tmp_path: Path) -> None:

@@ -102,6 +102,8 @@ def _build_prs(root: Path) -> dict[str, PullRequest]:
     for name, change in changes.items():
         head = repo.commit(change, parents=[base], branch=name)
         prs[name] = PullRequest(repo.url, base, head, repo.merge(base, head))
+    # A clean checkout of HEAD: a local plan warns about uncommitted work otherwise.
+    repo.git("reset", "--quiet", "--hard")
     return prs
 
 

@@ -116,6 +116,11 @@ class GitRepo:
             repo._index = path / "jev-test-index"
         return repo
 
+    def check_out(self) -> None:
+        """Make the work tree and the default index those of ``HEAD``, as a fresh checkout is
+        (commits are written without a work tree, which then reads as deleting every file)."""
+        self.git("reset", "--hard", "--quiet")
+
     @property
     def url(self) -> str:
         """``file://`` URL of the repository."""

@@ -34,6 +34,7 @@ __all__ = [
     "is_git_repository",
     "local_file_at",
     "local_first_parent_log",
+    "local_has_uncommitted_changes",
     "local_merge_parents",
     "local_object_directory",
     "local_top_level",
@@ -277,3 +278,36 @@ def local_first_parent_log(
             return None
         entries.append((sha, parents, fields[index + 2]))
     return entries
+
+
+def local_has_uncommitted_changes(
+    repo: str,
+    environ: Mapping[str, str] | None = None,
+    *,
+    bound: GitTimeBound | None = None,
+) -> bool | None:
+    """Whether ``repo``'s work tree differs from its ``HEAD``: staged or unstaged changes, or
+    untracked files that are not ignored (``git status --porcelain -z``).
+
+    None when git cannot tell: a bare repository, no repository, a status past
+    ``LOCAL_STATUS_CAP`` bytes or past the bound. ``GIT_OPTIONAL_LOCKS=0`` of the sanitised
+    environment keeps git from refreshing the index, so nothing is written; the file-system
+    monitor is switched off, so no program named in the configuration runs.
+    """
+    output = _local_output(
+        repo,
+        [
+            "-c",
+            "core.fsmonitor=false",
+            c.GIT_STATUS_COMMAND,
+            "--porcelain",
+            "-z",
+            "--untracked-files=normal",
+        ],
+        environ,
+        c.LOCAL_STATUS_CAP,
+        bound,
+    )
+    if output is None:
+        return None
+    return output != b""
