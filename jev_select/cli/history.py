@@ -27,6 +27,7 @@ from ..core.history import (
     select_changes,
 )
 from ..core.jsonutil import pretty_json
+from ..core.lookup_causes import is_lookup_gap
 from ..core.models import Commits, Inputs
 from ..core.policy import choose_bypass
 from ..core.report import report_text
@@ -155,8 +156,30 @@ def run_history(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
         where = (
             c.HISTORY_REPORTS_TEMPLATE if namespace.out else c.HISTORY_REPORTS_TEMPORARY_TEMPLATE
         )
-        console.write(history_table(outcomes) + where.format(path=out) + "\n")
+        note = ""
+        if not _sends(inputs) and any(
+            is_lookup_gap(gap)
+            for outcome in outcomes
+            for warnings in outcome.gaps.values()
+            for gap in warnings
+        ):
+            note = c.HISTORY_NOT_LOOKED_UP_LINE + "\n"
+        console.write(history_table(outcomes) + note + where.format(path=out) + "\n")
     return 0
+
+
+def _sends(inputs: Inputs) -> bool:
+    """Whether the dry run may send anything: with a key and consent, as a plan would."""
+    return (
+        choose_bypass(
+            pull_request=True,
+            force_all=False,
+            fork=False,
+            api_key=inputs.api_key,
+            allow_external_context=inputs.allow_external_context,
+        )
+        is None
+    )
 
 
 def _run(
@@ -198,16 +221,7 @@ def _run(
         os.makedirs(out, mode=0o700, exist_ok=True)
     except OSError:
         raise HistoryFailure(c.HISTORY_OUT_UNWRITABLE) from None
-    sending = (
-        choose_bypass(
-            pull_request=True,
-            force_all=False,
-            fork=False,
-            api_key=inputs.api_key,
-            allow_external_context=inputs.allow_external_context,
-        )
-        is None
-    )
+    sending = _sends(inputs)
     token = environ.get(c.LOCAL_GITHUB_TOKEN_ENV, "")
     # Without consent to send anything, external actions and other repositories' reusable
     # workflows are not looked up either: they become metadata gaps of their tasks.

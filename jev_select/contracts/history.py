@@ -53,6 +53,14 @@ HISTORY_REQUESTS_TEMPLATE: Final = (
 HISTORY_NEEDS_YES_TEMPLATE: Final = (
     "jev-select: more than {limit} Jev requests need --yes; nothing was sent."
 )
+# Before it, when a dry run without key or consent met actions or reusable workflows of other
+# repositories: they were not looked up (nothing leaves the machine), which is why their tasks
+# count as metadata-unavailable here.
+HISTORY_NOT_LOOKED_UP_LINE: Final = (
+    "metadata: without a key and --allow-external-context nothing leaves the machine, so other "
+    "repositories' actions and reusable workflows were not looked up and the tasks that use them "
+    "count as metadata-unavailable; a run with both looks them up."
+)
 # The last line of the table: the absolute path of the directory that holds the reports, with a
 # word on keeping them when it is the temporary directory chosen without --out.
 HISTORY_REPORTS_TEMPLATE: Final = "reports: {path}"

@@ -474,6 +474,16 @@ def test_without_consent_no_action_or_reusable_workflow_is_looked_up(
             "--out",
             str(tmp_path / "out"),
         )
+        table = run(
+            capsys,
+            "history",
+            "--tasks-file",
+            str(environment),
+            "--repo",
+            str(repo.path),
+            "--out",
+            str(tmp_path / "out-table"),
+        )
         asked = list(github.requests)
     assert (code, stderr) == (0, "")
     assert asked == []
@@ -481,6 +491,9 @@ def test_without_consent_no_action_or_reusable_workflow_is_looked_up(
         c.GAP_REUSABLE_WORKFLOW_UNRESOLVED.name: 1,
         c.GAP_ACTION_METADATA_MISSING.name: 1,
     }
+    # The table says why those tasks count as metadata-unavailable, just before where it wrote.
+    assert table[0] == 0
+    assert table[1].splitlines()[-2] == c.HISTORY_NOT_LOOKED_UP_LINE
 
 
 def test_calibrate_over_unlabelled_reports_says_how_to_label_them(
