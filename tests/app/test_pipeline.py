@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.fakejev import low_scores_answer
 from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
@@ -48,14 +49,7 @@ class Answering:
         clock: Callable[[], float],
     ) -> bytes:
         self.bodies.append(body)
-        asked = json.loads(body)["questions"]
-        return json.dumps(
-            {
-                "model": c.DEFAULT_MODEL,
-                "usage": {"input_tokens": 10, "output_tokens": 2},
-                "answers": {task_id: {"type": "noul", "noul": 0.01} for task_id in asked},
-            }
-        ).encode()
+        return low_scores_answer(body)
 
 
 def _inputs(**extra: str) -> Inputs:

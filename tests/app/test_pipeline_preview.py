@@ -6,7 +6,6 @@ keyed run's report records; the patch over ``max-diff-bytes`` is measured on req
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 import attrs
 import pytest
+from support.fakejev import low_scores_answer
 from support.gitrepo import Gitlink, GitRepo
 
 from jev_select import contracts as c
@@ -37,14 +37,7 @@ LARGE = "".join(f"value_{number} = {number}\n" for number in range(400))
 def answering(
     endpoint: str, api_key: str, body: bytes, *, deadline: float, clock: Callable[[], float]
 ) -> bytes:
-    asked = json.loads(body)["questions"]
-    return json.dumps(
-        {
-            "model": c.DEFAULT_MODEL,
-            "usage": {"input_tokens": 10, "output_tokens": 2},
-            "answers": {task_id: {"type": "noul", "noul": 0.01} for task_id in asked},
-        }
-    ).encode()
+    return low_scores_answer(body)
 
 
 def keyed_inputs(**extra: str) -> Inputs:

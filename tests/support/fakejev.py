@@ -601,3 +601,16 @@ def fake_jev() -> Iterator[FakeJev]:
     """A started plain-HTTP server, stopped after the test (import this name into a test module)."""
     with FakeJev() as server:
         yield server
+
+
+def low_scores_answer(body: bytes, score: float = 0.01) -> bytes:
+    """A well-formed System One answer scoring every asked task ``score``, for in-process
+    transports that stand in for the server."""
+    asked = json.loads(body)["questions"]
+    return json.dumps(
+        {
+            "model": c.DEFAULT_MODEL,
+            "usage": {"input_tokens": 10, "output_tokens": 2},
+            "answers": {task_id: {"type": "noul", "noul": score} for task_id in asked},
+        }
+    ).encode()
