@@ -317,8 +317,8 @@ class _Workflow:
     def check(self) -> None:
         self.declare()
         jobs: dict[str, _JobReads] = {}
-        for job, _node, located in self.workflow.document.items():
-            if job != "jobs":
+        for section, _node, located in self.workflow.document.items():
+            if section != "jobs":
                 continue
             for key, _key_node, body in located.items():
                 if isinstance(body.value, dict):

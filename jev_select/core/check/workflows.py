@@ -89,9 +89,8 @@ def read_workflow(path: str, data: bytes) -> Workflow | None:
 
 
 def is_action_step(uses: object, *, own_repository: bool) -> bool:
-    """Whether ``uses`` runs the action: ``<owner>/jev-select@<ref>``, or ``./`` (also ``./@x``
-    is not a form GitHub accepts, so only the bare forms count) in the action's own
-    repository."""
+    """Whether ``uses`` runs the action: ``<owner>/jev-select@<ref>``, or ``./`` in the action's
+    own repository (a local action takes no ref, so only the bare form counts)."""
     if not isinstance(uses, str):
         return False
     reference = uses.strip()
