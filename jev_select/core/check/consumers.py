@@ -121,8 +121,9 @@ class _Workflow:
         text: _Text,
         offset: int,
     ) -> None:
-        if code == c.CHECK_PLAN_NOT_NEEDED:
-            # One missing `needs:` entry, however many times the job reads the plan.
+        if code in (c.CHECK_PLAN_NOT_NEEDED, c.CHECK_OUTPUT_NOT_FORWARDED):
+            # One missing `needs:` entry or output, however many times it is read: the fix is
+            # in one place.
             if message in self._reported:
                 return
             self._reported.add(message)

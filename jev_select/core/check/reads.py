@@ -327,6 +327,17 @@ class Reader:
         if output is None:
             self._output_not_forwarded(plan, names[3], list(declared), nodes[3])
             return OTHER
+        if output.kind is Kind.OTHER and names[3] in c.OUTPUTS and len(plan.steps) == 1:
+            # Declared under the action's output name, but not from the action step: what a
+            # consumer reads is not the plan.
+            step = next(iter(plan.steps))
+            self._find(
+                c.CHECK_OUTPUT_NOT_FORWARDED,
+                f'job "{plan.key}" declares output "{names[3]}" but not from the action step; '
+                f'declare it as "${{{{ steps.{step}.outputs.{names[3]} }}}}"',
+                nodes[3],
+            )
+            return OTHER
         if output.kind is Kind.TASK_STRING and output.table is not None and output.name:
             self._consume(output.table, output.name)
         if output.kind is Kind.OUTPUT and output.name == c.OUTPUT_HAS_TASKS and output.table:
@@ -359,6 +370,17 @@ class Reader:
         own = self.site.own_plan
         table = own.steps.get(names[1]) if own is not None else None
         if table is None:
+            if own is not None and names[1] not in self.site.steps:
+                # In the plan job itself: a misspelt step ID reads null, and so does every
+                # output declared from it.
+                step = next(iter(own.steps), "<id>")
+                self._find(
+                    c.CHECK_OUTPUT_NOT_FORWARDED,
+                    f'job "{own.key}" has no step "{names[1]}", so this reads null; the action '
+                    f'step is "{step}"',
+                    node,
+                )
+                return OTHER
             if names[1] not in self.site.steps:
                 for plan in self.site.plans.values():
                     if names[1] in plan.steps:

@@ -253,10 +253,12 @@ def test_an_output_the_action_does_not_have_is_an_error() -> None:
         {CI: workflow(job("unit", "needs.plan.outputs.has-tasks == 'true'"), rest(), head=head)}
     )
     in_workflow = [problem for problem in problems if problem.path == CI]
-    assert codes(tuple(in_workflow)) == ["output-not-forwarded"]
+    assert codes(tuple(in_workflow)) == ["output-not-forwarded", "output-not-forwarded"]
     assert 'the action has no output "runs"' in in_workflow[0].message
+    # Where it is read, once, however many reads.
+    assert 'declares output "run" but not from the action step' in in_workflow[1].message
     # Nothing reads a task then, and the table is not blamed for it.
-    assert len(problems) == 1
+    assert len(problems) == 2
 
 
 def test_an_expression_in_a_literal_block_is_placed_at_its_own_line_and_column() -> None:
@@ -290,3 +292,18 @@ def test_a_job_missing_the_plan_in_needs_is_reported_once_at_its_first_read() ->
         }
     )
     assert found(problems) == [("plan-not-needed", CI, IF_LINE, IF_COLUMN + 9)]
+
+
+def test_an_output_declared_from_a_misspelt_step_is_an_error_at_both_ends() -> None:
+    head = PLAN.replace(
+        "      run: ${{ steps.select.outputs.run }}\n",
+        "      run: ${{ steps.selct.outputs.run }}\n",
+    )
+    problems = wiring(
+        {CI: workflow(job("unit", "fromJSON(needs.plan.outputs.run).unit"), rest(), head=head)}
+    )
+    in_workflow = [problem for problem in problems if problem.path == CI]
+    assert [problem.line for problem in in_workflow] == [7, IF_LINE]
+    assert 'job "plan" has no step "selct"' in in_workflow[0].message
+    assert 'declares output "run" but not from the action step' in in_workflow[1].message
+    assert {str(problem.code) for problem in in_workflow} == {"output-not-forwarded"}
