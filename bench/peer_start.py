@@ -27,8 +27,9 @@ Both read the same push event. Also measured, in a copy of each run's freshly in
 environment made before the plan step starts: the import floor of the plan's libraries
 (``python -I -c "import yaml, attrs, cattrs, jsonschema, requests, git, wcmatch"``), first in the
 untouched copy (it compiles the bytecode, as the plan step's first start does) and once more
-(bytecode present); and a second start of the plan step. After the runs, one
-``python -X importtime`` run of the plan step in a fresh copy names what its import spends.
+(bytecode present); and a second start of the plan step. After the runs, one more cold install
+and two ``python -X importtime`` starts of the plan step's command (first, then second) show
+what its imports spend.
 
 Getting paths-filter: fetch ``dorny/paths-filter`` (a mirror or ``https://github.com/dorny/
 paths-filter``) and clone it, e.g. ``git clone https://github.com/dorny/paths-filter
@@ -49,7 +50,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +176,7 @@ def git(workspace: Path, *args: str) -> str:
 class Push:
     workspace: Path
     event_path: Path
+    branch: str
     before: str
     after: str
     expected: dict[str, bool]
@@ -207,7 +209,7 @@ def prepare_push(root: Path) -> Push:
     }
     event_path = root / "event.json"
     event_path.write_text(json.dumps(event), "utf-8")
-    return Push(workspace, event_path, before, after, expected, len(paths))
+    return Push(workspace, event_path, branch, before, after, expected, len(paths))
 
 
 def runner_environment(run_root: Path, push: Push, step: str) -> dict[str, str]:
@@ -235,7 +237,7 @@ def runner_environment(run_root: Path, push: Push, step: str) -> dict[str, str]:
         "GITHUB_ACTIONS": "true",
         "GITHUB_EVENT_NAME": "push",
         "GITHUB_EVENT_PATH": str(push.event_path),
-        "GITHUB_REF": f"refs/heads/{git(push.workspace, 'rev-parse', '--abbrev-ref', 'HEAD').strip()}",
+        "GITHUB_REF": f"refs/heads/{push.branch}",
         "GITHUB_SHA": push.after,
         "GITHUB_REPOSITORY": REPOSITORY,
         "GITHUB_REPOSITORY_OWNER": REPOSITORY.split("/")[0],
@@ -355,32 +357,59 @@ def run_a(run_root: Path, push: Push, python: str) -> ARun:
     return ARun(install, plan, plan_again, floor_first, floor_again, received)
 
 
-def importtime_top(run_root: Path, push: Push, python: str, count: int) -> list[tuple[str, float]]:
-    """Largest cumulative import times (ms) of one cold plan step, run directly with -X importtime.
+@dataclass
+class ImportProfile:
+    """One ``-X importtime`` run of the plan step."""
 
-    Only the modules imported at the top level (not from inside another module) are listed, so
-    no time is counted twice.
-    """
-    install_step, _, defaults = action_steps()
+    wall_ms: float
+    imports_ms: float  # the sum of every module's own time
+    top_level: list[tuple[str, float]]  # cumulative ms of the imports made at the top level
+    packages: list[tuple[str, float]]  # own ms summed per top-level package
+
+
+def import_profile(sample: Sample, count: int) -> ImportProfile:
+    top_level: list[tuple[str, float]] = []
+    packages: dict[str, float] = {}
+    for line in sample.stderr.splitlines():
+        match = _IMPORT_LINE.match(line)
+        if match is None:
+            continue
+        if len(match[3]) == 1:
+            # Imported at the top level (not from inside another import): no time counted twice.
+            top_level.append((match[4], int(match[2]) / 1000))
+        package = match[4].split(".")[0]
+        packages[package] = packages.get(package, 0.0) + int(match[1]) / 1000
+    return ImportProfile(
+        wall_ms=round(sample.seconds * 1000, 1),
+        imports_ms=round(sum(packages.values()), 1),
+        top_level=sorted(top_level, key=lambda item: -item[1])[:count],
+        packages=sorted(packages.items(), key=lambda item: -item[1])[:count],
+    )
+
+
+def import_profiles(
+    run_root: Path, push: Push, python: str, count: int
+) -> tuple[ImportProfile, ImportProfile]:
+    """The plan step's interpreter run directly with -X importtime: first start, then again."""
+    install_step, plan_step, defaults = action_steps()
     env = runner_environment(run_root, push, "install")
     temp = Path(env["RUNNER_TEMP"])
     context = step_context(python, temp, defaults)
     install = run_step(install_step, "install", env, context)
     if install.code != 0:
         raise fail("the install step", install)
-    plan_env = runner_environment(run_root, push, "plan")
-    for variable, value in action_steps()[1].get("env", {}).items():
-        plan_env[variable] = substitute(str(value), context)
     interpreter = temp / "jev-select-venv" / "bin" / "python"
-    sample = timed([str(interpreter), "-I", "-X", "importtime", "-m", "jev_select", "plan"], plan_env, temp)
-    if sample.code != 0:
-        raise fail("the plan step under -X importtime", sample)
-    top: list[tuple[str, float]] = []
-    for line in sample.stderr.splitlines():
-        match = _IMPORT_LINE.match(line)
-        if match is not None and len(match[3]) == 1:
-            top.append((match[4], int(match[2]) / 1000))
-    return sorted(top, key=lambda item: -item[1])[:count]
+    profiles = []
+    for step in ("plan", "plan-again"):
+        plan_env = runner_environment(run_root, push, step)
+        for variable, value in plan_step.get("env", {}).items():
+            plan_env[variable] = substitute(str(value), context)
+        command = [str(interpreter), "-I", "-X", "importtime", "-m", "jev_select", "plan"]
+        sample = timed(command, plan_env, temp)
+        if sample.code != 0:
+            raise fail("the plan step under -X importtime", sample)
+        profiles.append(import_profile(sample, count))
+    return profiles[0], profiles[1]
 
 
 # ------------------------------------------------------------------------------------------
@@ -452,6 +481,12 @@ def cpu_ms(samples: Sequence[Sample]) -> list[float]:
     return [round(sample.cpu_seconds * 1000, 1) for sample in samples]
 
 
+def row(label: str, samples: Sequence[Sample], *, rss: bool = False) -> list[Any]:
+    wall = ms(samples)
+    peak: object = max(sample.max_rss_kib for sample in samples) // 1024 if rss else "-"
+    return [label, median(wall), min(wall), max(wall), median(cpu_ms(samples)), peak]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=5)
@@ -491,7 +526,7 @@ def main() -> None:
                 f"plan {a.plan.seconds * 1000:6.1f} ms; B {b.seconds * 1000:6.1f} ms",
                 flush=True,
             )
-        top = importtime_top(root / "importtime", push, python, 5)
+        cold, warm = import_profiles(root / "importtime", push, python, 5)
 
     install_ms = ms([a.install for a in a_runs])
     plan_ms = ms([a.plan for a in a_runs])
@@ -502,20 +537,14 @@ def main() -> None:
     b_ms = ms(b_runs)
     a_median, b_median = median(total_ms), median(b_ms)
     rows = [
-        ["A: install step (cold, PyPI)", median(install_ms), min(install_ms), max(install_ms),
-         median(cpu_ms([a.install for a in a_runs])), "-"],
-        ["A: plan step (first start)", median(plan_ms), min(plan_ms), max(plan_ms),
-         median(cpu_ms([a.plan for a in a_runs])), max(a.plan.max_rss_kib for a in a_runs) // 1024],
+        row("A: install step (cold, PyPI)", [a.install for a in a_runs]),
+        row("A: plan step (first start)", [a.plan for a in a_runs], rss=True),
         ["A: install + plan", a_median, min(total_ms), max(total_ms), "-", "-"],
-        ["B: paths-filter dist/index.js", b_median, min(b_ms), max(b_ms),
-         median(cpu_ms(b_runs)), max(b.max_rss_kib for b in b_runs) // 1024],
-        ["A: plan step, second start", median(plan_again_ms), min(plan_again_ms),
-         max(plan_again_ms), median(cpu_ms([a.plan_again for a in a_runs])), "-"],
-        ["import floor, first", median(floor_first_ms), min(floor_first_ms),
-         max(floor_first_ms), median(cpu_ms([a.floor_first for a in a_runs])), "-"],
-        ["import floor, again", median(floor_again_ms), min(floor_again_ms),
-         max(floor_again_ms), median(cpu_ms([a.floor_again for a in a_runs])), "-"],
-    ]  # fmt: skip
+        row("B: paths-filter dist/index.js", b_runs, rss=True),
+        row("A: plan step, second start", [a.plan_again for a in a_runs], rss=True),
+        row("import floor, first", [a.floor_first for a in a_runs]),
+        row("import floor, again", [a.floor_again for a in a_runs]),
+    ]
     received = [a.received for a in a_runs]
     print()
     print(
@@ -535,9 +564,19 @@ def main() -> None:
     )
     if all(value is not None for value in received):
         print(f"received during each install (machine-wide): {received} bytes")
-    print("plan step, cold, -X importtime, top-level imports by cumulative time:")
-    for module, cumulative in top:
-        print(f"  {module:<30} {cumulative:7.1f} ms")
+    for label, profile in (("first start", cold), ("second start", warm)):
+        print(
+            f"plan step under -X importtime, {label}: {profile.wall_ms:.0f} ms wall, "
+            f"{profile.imports_ms:.0f} ms in imports (own times summed)"
+        )
+        print(
+            "  top-level imports, cumulative: "
+            + ", ".join(f"{name} {value:.1f}" for name, value in profile.top_level)
+        )
+        print(
+            "  own time per package: "
+            + ", ".join(f"{name} {value:.1f}" for name, value in profile.packages)
+        )
     path = write_results(
         "peer_start",
         {
@@ -571,7 +610,8 @@ def main() -> None:
             "install_share": round(install_share, 3),
             "plan_to_floor_first": round(median(plan_ms) / median(floor_first_ms), 2),
             "plan_to_floor_again": round(median(plan_again_ms) / median(floor_again_ms), 2),
-            "importtime_top_ms": top,
+            "importtime_first_start": asdict(cold),
+            "importtime_second_start": asdict(warm),
         },
     )
     print(f"results: {path}")
