@@ -16,7 +16,7 @@ from yaml.nodes import Node
 
 from ... import contracts as c
 from .. import yamlstrict
-from ..tasks import read_table
+from ..tasks import TableReading, read_table
 from .consumers import check_consumers
 from .problems import WARNING, Located, Problem, ProblemLog, node_at, table_offset
 from .reads import Reads
@@ -50,6 +50,7 @@ class Wiring:
 class _TableCheck:
     table: Table
     text: str
+    reading: TableReading  # the text read once by the table grammar
     workflow: Workflow | None  # set for an inline table
     node: Node | None  # the inline table's scalar
 
@@ -69,8 +70,8 @@ def _own_repository(repository: Repository) -> bool:
     return False
 
 
-def _ids(text: str) -> tuple[str, ...] | None:
-    table = read_table(text).table
+def _ids(reading: TableReading) -> tuple[str, ...] | None:
+    table = reading.table
     return None if table is None else tuple(task.id for task in table.tasks)
 
 
@@ -125,8 +126,9 @@ class _Check:
                 step.table.file_node,
             )
             return None
-        table = Table(key=key, label=f'"{path}"', ids=_ids(text))
-        self.tables[key] = _TableCheck(table, text, None, None)
+        reading = read_table(text)
+        table = Table(key=key, label=f'"{path}"', ids=_ids(reading))
+        self.tables[key] = _TableCheck(table, text, reading, None, None)
         return table
 
     def _table(self, workflow: Workflow, step: PlanStep, log: ProblemLog) -> Table | None:
@@ -143,10 +145,9 @@ class _Check:
             return self._file_table(workflow, step, log)
         assert source.inline is not None
         key = f"inline:{workflow.path}#{step.job}#{step.index}"
-        table = Table(
-            key=key, label=f'the inline table of job "{step.job}"', ids=_ids(source.inline)
-        )
-        self.tables[key] = _TableCheck(table, source.inline, workflow, source.inline_node)
+        reading = read_table(source.inline)
+        table = Table(key=key, label=f'the inline table of job "{step.job}"', ids=_ids(reading))
+        self.tables[key] = _TableCheck(table, source.inline, reading, workflow, source.inline_node)
         return table
 
     def workflow(self, workflow: Workflow, steps: tuple[PlanStep, ...]) -> None:
@@ -185,7 +186,7 @@ class _Check:
             # No job reads any task: the plan serves a report, a comment or shadow mode, not
             # conditions, and no task of it is an omission.
             return
-        reading = read_table(check.text)
+        reading = check.reading
         document = reading.document
         log = ProblemLog(check.text, table_offset(check.text))
         for task in table.ids:
