@@ -22,7 +22,7 @@ from .models import (
 )
 from .tasks import match_force_paths
 
-__all__ = ["choose_bypass", "decide", "score_decisions"]
+__all__ = ["choose_bypass", "decide", "first_protected_path", "score_decisions"]
 
 
 def choose_bypass(
@@ -72,11 +72,19 @@ def score_decisions(
     return decisions
 
 
+def first_protected_path(
+    changed_paths: Sequence[str] | None, protected_paths: Collection[str]
+) -> str | None:
+    """The first of ``changed_paths`` that makes a change ``protected-path`` (a workflow file,
+    or one of ``protected_paths``), or None."""
+    for path in changed_paths or ():
+        if path.startswith(c.PROTECTED_PATH_PREFIX) or path in protected_paths:
+            return path
+    return None
+
+
 def _is_protected(changed_paths: Sequence[str] | None, protected_paths: Collection[str]) -> bool:
-    return changed_paths is not None and any(
-        path.startswith(c.PROTECTED_PATH_PREFIX) or path in protected_paths
-        for path in changed_paths
-    )
+    return first_protected_path(changed_paths, protected_paths) is not None
 
 
 def _decisions_malformed(decisions: Mapping[str, object] | None, known: set[str]) -> bool:

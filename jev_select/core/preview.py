@@ -15,9 +15,9 @@ import attrs
 
 from .. import contracts as c
 from .jsonutil import code_unit_key, pretty_json
-from .models import ChangeFacts, Plan, TaskTable
+from .models import Plan, TaskTable
 from .plan_view import matched_pattern
-from .policy import decide
+from .policy import first_protected_path
 from .report_v5 import ReportV5, report_json
 
 __all__ = [
@@ -67,21 +67,9 @@ class PreviewFacts:
 def protected_path(
     changed_paths: Sequence[str] | None, protected_paths: Collection[str]
 ) -> str | None:
-    """The first of ``changed_paths`` that the selection policy protects, or None.
-
-    Each path is put to ``decide`` on its own, so that the rule stays in one place.
-    """
-    for path in changed_paths or ():
-        alone = decide(
-            TaskTable(),
-            mode=c.MODE_ENFORCE,
-            bypass=None,
-            change=ChangeFacts(changed_paths=(path,)),
-            protected_paths=protected_paths,
-        )
-        if alone.status == c.STATUS_BYPASSED:
-            return path
-    return None
+    """The first of ``changed_paths`` that the selection policy protects, or None: the
+    policy's own rule (``policy.first_protected_path``), so that it stays in one place."""
+    return first_protected_path(changed_paths, protected_paths)
 
 
 def kept_whole_reason(plan: Plan) -> str | None:
