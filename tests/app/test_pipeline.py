@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 from support.fakejev import low_scores_answer
 from support.gitrepo import GitRepo
+from support.runs import pull_request_context
 
 from jev_select import contracts as c
 from jev_select.app import pipeline
 from jev_select.app.pipeline import RunContext, preview_change, run_plan_pipeline
 from jev_select.core.inputs import parse_inputs
-from jev_select.core.models import Commits, Inputs
+from jev_select.core.models import Inputs
 from jev_select.core.report import report_text, validate_report
 from jev_select.core.report_v5 import ReportV5, report_json
 
@@ -76,18 +77,7 @@ def _context(
     tmp_path: Path, change: tuple[GitRepo, str, str], send: Any, *, pull_request: bool = True
 ) -> RunContext:
     repo, base, head = change
-    temp = tmp_path / "temp"
-    temp.mkdir(exist_ok=True)
-    return RunContext(
-        commits=Commits(base_sha=base, head_sha=head, tested_sha=head, metadata_sha=base),
-        pull_request=pull_request,
-        fork=False,
-        remote=repo.url,
-        temp_root=str(temp),
-        environ={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
-        provenance_repository=c.LOCAL_REPOSITORY_NAME,
-        send=send,
-    )
+    return pull_request_context(tmp_path, repo, base, head, send, pull_request=pull_request)
 
 
 def test_a_planned_run_gives_a_typed_valid_report(

@@ -15,11 +15,12 @@ import attrs
 import pytest
 from support.fakejev import low_scores_answer
 from support.gitrepo import Gitlink, GitRepo
+from support.runs import pull_request_context
 
 from jev_select import contracts as c
 from jev_select.app.pipeline import RunContext, preview_change, run_plan_pipeline
 from jev_select.core.inputs import parse_inputs
-from jev_select.core.models import Commits, Inputs
+from jev_select.core.models import Inputs
 from jev_select.core.preview import PatchSize, kept_whole_reason
 from jev_select.core.tasks import parse_tasks
 
@@ -89,19 +90,7 @@ def origin(tmp_path_factory: pytest.TempPathFactory) -> tuple[GitRepo, str, dict
 
 
 def context(tmp_path: Path, repo: GitRepo, base: str, head: str, **extra: Any) -> RunContext:
-    temp = tmp_path / "temp"
-    temp.mkdir(exist_ok=True)
-    return RunContext(
-        commits=Commits(base_sha=base, head_sha=head, tested_sha=head, metadata_sha=base),
-        pull_request=True,
-        fork=False,
-        remote=repo.url,
-        temp_root=str(temp),
-        environ={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
-        provenance_repository=c.LOCAL_REPOSITORY_NAME,
-        send=answering,
-        **extra,
-    )
+    return pull_request_context(tmp_path, repo, base, head, answering, **extra)
 
 
 def _forced(reasons: tuple[str, ...]) -> str | None:

@@ -251,7 +251,7 @@ def test_cancel_during_git_fetch_local_mode(
     base = repo.commit({"src/a.py": "x = 1\n"})
     head = repo.commit({"src/a.py": "x = 2\n"}, parents=[base])
     # A clean checkout of HEAD: a local plan warns about uncommitted work otherwise.
-    repo.git("reset", "--quiet", "--hard")
+    repo.check_out()
     tasks_file = tmp_path / "tasks.yml"
     tasks_file.write_text(TASKS, "utf-8")
     temp = tmp_path / "tmp"

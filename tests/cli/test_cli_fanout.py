@@ -35,7 +35,7 @@ def repository(root: Path) -> tuple[GitRepo, str, str, Path]:
     base = repo.commit(fan_out_commit(6, 9))
     head = repo.commit({"src/a.py": "a = 2\n"}, parents=[base])
     # A clean checkout of HEAD: a local plan warns about uncommitted work otherwise.
-    repo.git("reset", "--quiet", "--hard")
+    repo.check_out()
     tasks = root / "tasks.yml"
     tasks.write_text(TASKS, "utf-8")
     return repo, base, head, tasks

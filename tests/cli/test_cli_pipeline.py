@@ -75,7 +75,7 @@ class PullRequest:
         self.head = self.repo.commit(changes, parents=[self.base], branch="feature")
         self.merge = self.repo.merge(self.base, self.head)
         # A clean checkout of HEAD: a local plan warns about uncommitted work otherwise.
-        self.repo.git("reset", "--quiet", "--hard")
+        self.repo.check_out()
 
 
 def github_env(root: Path, pr: PullRequest, jev: FakeJev, **inputs: str) -> GitHubEnv:

@@ -58,7 +58,7 @@ class Repo:
             self.merges[kind] = (tip, merge)
             tip = merge
         # The work tree is HEAD: no uncommitted work to warn about.
-        self.repo.git("reset", "--quiet", "--hard")
+        self.repo.check_out()
         self.tasks = root / "tasks.yml"
         self.tasks.write_text(TASKS, "utf-8")
         self.temp = root / "tmp"
@@ -203,7 +203,7 @@ def test_a_patch_that_needs_too_many_groups(tmp_path: Path) -> None:
     local = GitRepo.init(tmp_path / "repo")
     base = local.commit({"src/a.py": "a = 1\n"})
     head = local.commit({"src/huge.py": HUGE}, parents=[base])
-    local.git("reset", "--quiet", "--hard")
+    local.check_out()
     tasks = tmp_path / "tasks.yml"
     tasks.write_text(TASKS, "utf-8")
     args = ["plan", "--tasks-file", str(tasks), "--repo", str(local.path)]

@@ -23,7 +23,7 @@ class Checkout:
         self.repo = GitRepo.init(root / "repo")
         self.base = self.repo.commit({"src/a.py": "a = 1\n", ".gitignore": "*.log\n"})
         self.head = self.repo.commit({"src/a.py": "a = 2\n"}, parents=[self.base])
-        self.repo.git("reset", "--quiet", "--hard")
+        self.repo.check_out()
         self.tasks = root / "tasks.yml"
         self.tasks.write_text(TASKS, "utf-8")
         self.root = root

@@ -62,7 +62,7 @@ class Repo:
             {"src/a.py": "a = 2\n", "docs/index.md": "# Docs!\n"}, parents=[self.base]
         )
         # A clean checkout of HEAD: a local plan warns about uncommitted work otherwise.
-        self.repo.git("reset", "--quiet", "--hard")
+        self.repo.check_out()
         self.tasks = root / "tasks.yml"
         self.tasks.write_text(TASKS, "utf-8")
         self.temp = root / "tmp"

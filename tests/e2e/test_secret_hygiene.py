@@ -103,7 +103,7 @@ def _build_prs(root: Path) -> dict[str, PullRequest]:
         head = repo.commit(change, parents=[base], branch=name)
         prs[name] = PullRequest(repo.url, base, head, repo.merge(base, head))
     # A clean checkout of HEAD: a local plan warns about uncommitted work otherwise.
-    repo.git("reset", "--quiet", "--hard")
+    repo.check_out()
     return prs
 
 

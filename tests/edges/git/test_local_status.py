@@ -21,7 +21,7 @@ ENVIRON = {"PATH": "/usr/bin:/bin"}
 def checkout(tmp_path: Path) -> GitRepo:
     repo = GitRepo.init(tmp_path / "repo")
     repo.commit({"src/a.py": "a = 1\n", ".gitignore": "build/\n*.log\n"})
-    repo.git("reset", "--quiet", "--hard")
+    repo.check_out()
     return repo
 
 
