@@ -50,5 +50,13 @@ RESULTS_FAILURES: Final = CommandFailures(
 RESULTS_JOBS_PER_PAGE: Final = 100
 RESULTS_MAX_PAGES: Final = 50
 MATRIX_JOB_NAME_SEPARATOR: Final = " ("
+# The results file's optional ``ci`` block (schemas/results.schema.json, ``ciRun``): every job of
+# the measured run attempt, with the workflow job it belongs to and the tasks it counts for, so
+# that billed minutes and the critical path can be told later. A reader refuses a version it
+# does not know, as every consumer of our own blocks does (docs/metadata-contract.md).
+RESULTS_FIELD_CI: Final = "ci"
+RESULTS_CI_VERSION: Final = 1
+# GitHub bills each job by the minute, rounded up.
+BILLED_MS_PER_MINUTE: Final = 60_000
 # Worst first: a task's result is the worst result among its jobs.
 TASK_RESULT_SEVERITY: Final = ("failure", "cancelled", "skipped", "success")

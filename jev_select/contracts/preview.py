@@ -22,6 +22,11 @@ from .reasons import (
 
 PLAN_OUTPUT_SCHEMA_FILE: Final = "plan-output.schema.json"
 PLAN_OUTPUT_SCHEMA_TITLE: Final = "jev-select plan --json output"
+# The preview on its own: plan-output refers to it, and ``history`` writes it beside each report
+# (PREVIEW_FILE_NAME) so that what the rules force can be told without a key.
+PREVIEW_SCHEMA_FILE: Final = "preview.schema.json"
+PREVIEW_SCHEMA_TITLE: Final = "jev-select preview"
+PREVIEW_FILE_NAME: Final = "preview.json"
 # The two keys of the document: the report v5 exactly as the report file holds it, and the
 # preview of a run without a key or consent (null when there is none).
 PLAN_OUTPUT_REPORT: Final = "report"

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
 
 __all__ = [
+    "CiJob",
+    "CiRun",
     "JobOutcome",
     "Results",
     "ResultsFailure",
@@ -67,6 +69,40 @@ class TaskResult:
     classification: str | None = None  # absent from the file when None
 
 
+@attrs.frozen
+class CiJob:
+    """One job of the measured run attempt (``ciJob``): its listed name, the workflow job it
+    belongs to (None when that could not be told with certainty), the tasks it counts for."""
+
+    name: str
+    job: str | None
+    tasks: tuple[str, ...] = attrs.field(converter=tuple)
+    result: str  # one of TASK_RESULTS
+    duration_ms: int
+
+    @property
+    def billed_minutes(self) -> int:
+        """The minutes GitHub bills for the job: each job rounded up to a whole minute."""
+        return -(-self.duration_ms // c.BILLED_MS_PER_MINUTE)
+
+
+def _read_only_needs(needs: Mapping[str, Iterable[str]]) -> Mapping[str, tuple[str, ...]]:
+    return MappingProxyType({job: tuple(ids) for job, ids in needs.items()})
+
+
+@attrs.frozen
+class CiRun:
+    """The results file's ``ci`` block, version ``RESULTS_CI_VERSION``: every job of the run
+    attempt the results were built from, and the ``needs`` of the workflow's jobs."""
+
+    version: int
+    workflow: str
+    run_id: int
+    run_attempt: int
+    jobs: tuple[CiJob, ...] = attrs.field(converter=tuple)
+    needs: Mapping[str, tuple[str, ...]] = attrs.field(converter=_read_only_needs)
+
+
 def _read_only_tasks(tasks: Mapping[str, TaskResult]) -> Mapping[str, TaskResult]:
     return MappingProxyType(dict(tasks))
 
@@ -86,12 +122,13 @@ class Results:
     tested_sha: str
     tasks: Mapping[str, TaskResult] = attrs.field(converter=_read_only_tasks)
     relevant_tasks: tuple[str, ...] | None = attrs.field(default=None, converter=_id_tuple)
+    ci: CiRun | None = None
 
 
 # The keys a file may leave out are absent when None; present, null is refused, as the schema
 # refuses it, so that a file read and written back keeps its bytes.
 register_document(TaskResult, optional=("classification",))
-register_document(Results, optional=("relevant_tasks",))
+register_document(Results, optional=("relevant_tasks", "ci"))
 
 
 def _timestamp(value: object) -> datetime | None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from support.planoutput import plan_output_schema, validate_plan_output
+from support.planoutput import plan_output_schema, preview_schema, validate_plan_output
 from test_report import bypass_report
 
 from jev_select import contracts as c
@@ -306,12 +306,15 @@ def test_the_schema_matches_the_contracts() -> None:
     assert schema["title"] == c.PLAN_OUTPUT_SCHEMA_TITLE
     assert schema["required"] == list(schema["properties"]) == list(c.PLAN_OUTPUT_FIELDS)
     assert schema["properties"][c.PLAN_OUTPUT_REPORT] == {"$ref": c.REPORT_SCHEMA_FILE}
-    definitions = schema["$defs"]
-    preview, task, keyed = (
-        definitions["preview"],
-        definitions["forcedTask"],
-        definitions["keyedRun"],
-    )
+    assert schema["properties"][c.PLAN_OUTPUT_PREVIEW] == {
+        "anyOf": [{"$ref": c.PREVIEW_SCHEMA_FILE}, {"type": "null"}]
+    }
+    preview = preview_schema()
+    jsonschema.Draft202012Validator.check_schema(preview)
+    assert preview["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert preview["title"] == c.PREVIEW_SCHEMA_TITLE
+    definitions = preview["$defs"]
+    task, keyed = definitions["forcedTask"], definitions["keyedRun"]
     assert preview["required"] == list(preview["properties"]) == list(c.PREVIEW_FIELDS)
     assert task["required"] == list(task["properties"]) == list(c.PREVIEW_TASK_FIELDS)
     assert task["properties"][c.PREVIEW_TASK_REASONS]["items"]["enum"] == list(c.MANDATORY_REASONS)
