@@ -1,8 +1,11 @@
 """``jev-select calibrate``: shadow reports re-decided at several thresholds.
 
 Shell module. It reads REPORT RESULTS pairs (or directories of ``<id>/report.json`` and
-``<id>/results.json``), calls the pure ``core.calibrate`` and prints a table, JSON or Markdown;
-``--plot`` draws misses and savings with matplotlib when the ``plot`` extra is installed.
+``<id>/results.json``, with the ``preview.json`` beside a report where there is one, through
+``edges.measurements``), calls the pure ``core.calibrate`` and ``core.ceiling`` and prints a
+table, JSON or Markdown: the threshold table, then the ceiling when results files list the CI
+jobs, or the ceiling alone when no change was scored by Jev. ``--plot`` draws misses and savings
+and the ceiling per task with matplotlib when the ``plot`` extra is installed.
 Failures print one fixed line with an ``analyze`` code and exit 1. In directories, a report
 without a results file beside it is left out, and one line on stderr says how many were; when
 none is left there is nothing to calibrate, which is an error too (exit 1).
@@ -22,14 +25,14 @@ from .. import contracts as c
 from ..core.calibrate import (
     Calibration,
     calibrate,
-    calibration_json,
-    calibration_markdown,
-    calibration_table,
     parse_thresholds,
+    render_calibration,
+    scored_changes,
 )
-from ..core.jsonutil import code_unit_key, format_number, pretty_json
-from ..core.shadow import AnalysisError
-from ..edges.readers import read_measurement
+from ..core.ceiling import Ceiling, CeilingChange, ceiling
+from ..core.jsonutil import format_number
+from ..core.shadow import AnalysisError, Measurement
+from ..edges.measurements import list_measurements, read_checked, read_pair
 from ..errors import CommandFailure, InvocationError
 from . import console
 
@@ -50,7 +53,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             "what enforce mode would have skipped, saved and missed against the CI results, and "
             "recommend the highest threshold without a regression or manually relevant miss. "
             "Arguments: REPORT RESULTS pairs, or directories holding <id>/report.json and "
-            "<id>/results.json."
+            "<id>/results.json (and <id>/preview.json for runs without a key). When the results "
+            "files list the CI jobs (a ci block), also print the ceiling: the billed minutes no "
+            "rule forces, the most any scoring could save."
         ),
         exit_on_error=False,
     )
@@ -65,47 +70,46 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     calibrate_parser.add_argument(
         "--plot",
-        help="write a PNG of misses and savings against the threshold "
-        "(needs matplotlib: the plot extra)",
+        help="write a PNG of misses and savings against the threshold, and of the ceiling "
+        "per task (needs matplotlib: the plot extra)",
     )
     calibrate_parser.set_defaults(handler=run_calibrate)
 
 
 @attrs.frozen
-class _Pairs:
-    """The REPORT RESULTS pairs to read, and the reports left out for want of a results file."""
+class _Read:
+    """The measurements read for the threshold table and the ceiling, with how many reports were
+    found and left out for want of a results file."""
 
-    pairs: list[tuple[str, str]]
+    measurements: list[Measurement]
+    changes: list[CeilingChange]
     reports: int  # every report found, with or without a results file
     left_out: int
 
 
-def _pairs(paths: Sequence[str]) -> _Pairs:
-    """REPORT RESULTS pairs from the arguments: pairs of files, or directories to walk."""
+def _read(paths: Sequence[str]) -> _Read:
+    """The arguments' measurements: pairs of files, or directories to walk (with the preview
+    beside each report, where there is one)."""
     if all(os.path.isdir(path) for path in paths):
-        pairs: list[tuple[str, str]] = []
-        left_out = 0
-        for directory in paths:
-            try:
-                names = sorted(os.listdir(directory), key=code_unit_key)
-            except OSError:
-                raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT) from None
-            for name in names:
-                entry = os.path.join(directory, name)
-                report = os.path.join(entry, c.REPORT_FILE_NAME)
-                if not os.path.isfile(report):
-                    continue  # not a measurement
-                # A measurement directory without a results file is not labelled yet: left out.
-                results = os.path.join(entry, c.CALIBRATE_RESULTS_FILE_NAME)
-                if os.path.isfile(results):
-                    pairs.append((report, results))
-                else:
-                    left_out += 1
-        return _Pairs(pairs, len(pairs) + left_out, left_out)
+        entries = list_measurements(paths)
+        # A measurement directory without a results file is not labelled yet: left out.
+        labelled = [entry for entry in entries if entry.results is not None]
+        found = [read_checked(entry) for entry in labelled]
+        return _Read(
+            [measurement for measurement, _ in found],
+            [change for _, change in found],
+            len(entries),
+            len(entries) - len(labelled),
+        )
     if len(paths) % 2:
         raise InvocationError("REPORT and RESULTS files come in pairs")
-    pairs = [(paths[index], paths[index + 1]) for index in range(0, len(paths), 2)]
-    return _Pairs(pairs, len(pairs), 0)
+    found = [read_pair(paths[index], paths[index + 1]) for index in range(0, len(paths), 2)]
+    return _Read(
+        [measurement for measurement, _ in found],
+        [change for _, change in found],
+        len(found),
+        0,
+    )
 
 
 def _say(message: str) -> None:
@@ -119,8 +123,8 @@ def run_calibrate(namespace: argparse.Namespace, environ: Mapping[str, str]) -> 
     if thresholds is None:
         raise InvocationError("--thresholds: comma-separated decimals in [0, 1]")
     try:
-        found = _pairs(namespace.paths)
-        if not found.pairs:
+        found = _read(namespace.paths)
+        if not found.measurements:
             # Nothing labelled: a table of zeros would read as "nothing to save".
             _say(
                 c.CALIBRATE_NO_RESULTS_TEMPLATE.format(reports=found.reports)
@@ -132,19 +136,18 @@ def run_calibrate(namespace: argparse.Namespace, environ: Mapping[str, str]) -> 
             _say(
                 c.CALIBRATE_LEFT_OUT_TEMPLATE.format(left_out=found.left_out, reports=found.reports)
             )
-        measurements = [read_measurement(*pair) for pair in found.pairs]
-        view = calibrate(measurements, thresholds)
+        view = calibrate(found.measurements, thresholds)
     except AnalysisError as error:
         # analyze's checks and codes, under calibrate's own line.
         raise CalibrateFailure(error.code) from None
-    if namespace.plot is not None and not _plot(view, namespace.plot, environ):
+    top = ceiling(found.changes)
+    if namespace.plot is not None and not _plot(view, namespace.plot, environ, top):
         return 1
-    if namespace.format == c.CALIBRATE_FORMAT_JSON:
-        console.write(pretty_json(calibration_json(view)) + "\n")
-    elif namespace.format == c.CALIBRATE_FORMAT_MARKDOWN:
-        console.write(calibration_markdown(view))
-    else:
-        console.write(calibration_table(view))
+    console.write(
+        render_calibration(
+            view, top, namespace.format, scored_count=scored_changes(found.measurements)
+        )
+    )
     return 0
 
 
@@ -169,10 +172,13 @@ _MINUTES_LINE = "#000000"
 _RECOMMENDED_LINE = "#555555"
 
 
-def _plot(view: Calibration, path: str, environ: Mapping[str, str]) -> bool:
-    """Write the PNG of :func:`_draw`; refuse a calibration in which no task was judged by
-    scores rather than draw it flat."""
-    if not any(row.tasks_judged for row in view.thresholds):
+def _plot(
+    view: Calibration, path: str, environ: Mapping[str, str], top: Ceiling | None = None
+) -> bool:
+    """Write the PNG of :func:`_draw`; refuse, rather than draw it flat, a calibration in which
+    no task was judged by scores and that has no ceiling either."""
+    judged = any(row.tasks_judged for row in view.thresholds)
+    if not judged and top is None:
         console.emit_for(c.CALIBRATE_PLOT_EMPTY, environ)
         return False
     try:
@@ -183,7 +189,7 @@ def _plot(view: Calibration, path: str, environ: Mapping[str, str]) -> bool:
     except ImportError:
         console.emit_for(c.CALIBRATE_PLOT_UNAVAILABLE, environ)
         return False
-    figure = _draw(view)
+    figure = _draw(view if judged else None, top)
     try:
         figure.savefig(path, format="png", dpi=110)
     except (OSError, ValueError):
@@ -194,22 +200,47 @@ def _plot(view: Calibration, path: str, environ: Mapping[str, str]) -> bool:
     return True
 
 
-def _draw(view: Calibration) -> Any:
-    """Savings (top) and misses (bottom) against the threshold: a matplotlib figure.
+_THRESHOLDS_HEIGHT = 6.5  # inches of the two threshold panels
+_WIDTH = 9.5
+
+
+def _draw(view: Calibration | None, top: Ceiling | None = None) -> Any:
+    """The figure of ``--plot``: the threshold panels of :func:`_draw_thresholds` when a task was
+    judged by scores, the ceiling's bars of :func:`_draw_ceiling` when there is a ceiling, one
+    above the other when there are both."""
+    from matplotlib import pyplot
+
+    if top is None:
+        assert view is not None  # _plot draws nothing without either
+        figure = pyplot.figure(figsize=(_WIDTH, _THRESHOLDS_HEIGHT), layout="constrained")
+        _draw_thresholds(figure, view)
+        return figure
+    bars = _ceiling_height(top)
+    if view is None:
+        figure = pyplot.figure(figsize=(_WIDTH, bars), layout="constrained")
+        _draw_ceiling(figure, top)
+        return figure
+    figure = pyplot.figure(figsize=(_WIDTH, _THRESHOLDS_HEIGHT + bars), layout="constrained")
+    parts: Any = figure.subfigures(2, 1, height_ratios=(_THRESHOLDS_HEIGHT, bars))
+    _draw_thresholds(parts[0], view)
+    _draw_ceiling(parts[1], top)
+    return figure
+
+
+def _draw_thresholds(figure: Any, view: Calibration) -> None:
+    """Savings (top) and misses (bottom) against the threshold, on a matplotlib figure or
+    subfigure.
 
     Top: would-skip tasks as bars (left axis, a count) and task-minutes saved as a line (right
     axis, minutes). Bottom: the would-skip tasks that failed, by classification, and those
     marked relevant (a count). Thresholds are evenly spaced categories; the legends sit outside
     the axes; the recommended threshold, when there is one, is a dotted line on both panels.
     """
-    from matplotlib import pyplot
     from matplotlib.ticker import MaxNLocator
 
     rows = view.thresholds
     xs = list(range(len(rows)))
-    figure, (savings, misses) = pyplot.subplots(
-        2, 1, sharex=True, figsize=(9.5, 6.5), layout="constrained", height_ratios=(1, 1.2)
-    )
+    savings, misses = figure.subplots(2, 1, sharex=True, height_ratios=(1, 1.2))
     savings.bar(
         xs,
         [row.would_skip for row in rows],
@@ -293,4 +324,127 @@ def _draw(view: Calibration) -> Any:
         + textwrap.fill(view.note, 88),
         fontsize=10,
     )
-    return figure
+
+
+# ---------------------------------------------------------------------------------------------
+# --plot: the ceiling
+# ---------------------------------------------------------------------------------------------
+
+# Forced segments in Okabe-Ito colours, each with a hatch of its own so that they are told apart
+# in grey too; the savable rest is the one solid green, the jobs of no task a pale grey.
+_CEILING_STYLES: dict[str, tuple[str, str]] = {
+    c.CEILING_ALWAYS: ("#0072B2", ""),
+    c.CEILING_FORCE_PATHS: ("#56B4E9", "//"),
+    c.CEILING_GAP: ("#CC79A7", "\\\\"),
+    c.CEILING_PROTECTED_PATH: ("#E69F00", ".."),
+    c.CEILING_FALLBACK: ("#D55E00", "xx"),
+    c.CEILING_NOT_SHOWN: ("#999999", "--"),
+}
+_SAVABLE = "#009E73"
+_NO_TASK_BARS = "#DDDDDD"
+_CEILING_ROWS = 30  # the tasks with the most minutes; the rest are named in the axis label
+_ROW_INCHES = 0.34
+
+
+def _ceiling_rows(top: Ceiling) -> list[tuple[str, list[int], int]]:
+    """(label, forced minutes per category, savable minutes), most billed minutes first."""
+    rows = [
+        (task.task, [task.forced[name] for name in c.CEILING_CATEGORIES], task.savable_minutes)
+        for task in sorted(top.tasks, key=lambda task: -task.billed_minutes)[:_CEILING_ROWS]
+    ]
+    if top.total.no_task_jobs:
+        rows.append((c.CEILING_NO_TASK_LABEL, [0 for _ in c.CEILING_CATEGORIES], 0))
+    return rows
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{round(100 * part / whole) if whole else 0}%"
+
+
+def _ceiling_height(top: Ceiling) -> float:
+    return 3.2 + _ROW_INCHES * len(_ceiling_rows(top))
+
+
+def _draw_ceiling(figure: Any, top: Ceiling) -> None:
+    """One horizontal bar per task, in billed minutes: the forced minutes by category, then the
+    savable rest in green, labelled with its share; the jobs of no task as a grey bar."""
+    axis = figure.subplots(1, 1)
+    rows = _ceiling_rows(top)
+    ys = list(range(len(rows)))[::-1]  # the most minutes on top
+    starts = [0 for _ in rows]
+    for index, name in enumerate(c.CEILING_CATEGORIES):
+        widths = [forced[index] for _, forced, _ in rows]
+        if not any(widths):
+            continue  # a category that forced nothing gets no legend entry
+        colour, hatch = _CEILING_STYLES[name]
+        axis.barh(
+            ys,
+            widths,
+            left=starts,
+            height=0.62,
+            color=colour,
+            hatch=hatch,
+            edgecolor="#FFFFFF",
+            linewidth=0.6,
+            label=c.CEILING_PLOT_LABELS[name],
+            zorder=2,
+        )
+        starts = [start + width for start, width in zip(starts, widths, strict=True)]
+    axis.barh(
+        ys,
+        [savable for _, _, savable in rows],
+        left=starts,
+        height=0.62,
+        color=_SAVABLE,
+        edgecolor="#FFFFFF",
+        linewidth=0.6,
+        label=c.CEILING_PLOT_SAVABLE,
+        zorder=2,
+    )
+    if top.total.no_task_jobs:
+        axis.barh(
+            [ys[-1]],
+            [top.total.no_task_minutes],
+            height=0.62,
+            color=_NO_TASK_BARS,
+            edgecolor="#777777",
+            linewidth=0.6,
+            label=c.CEILING_PLOT_NO_TASK,
+            zorder=2,
+        )
+    ends = [start + savable for start, (_, _, savable) in zip(starts, rows, strict=True)]
+    if top.total.no_task_jobs:
+        ends[-1] = top.total.no_task_minutes
+    widest = max(1, *ends)
+    for y, end, (label, forced, savable) in zip(ys, ends, rows, strict=True):
+        billed = sum(forced) + savable
+        text = (
+            c.CEILING_PLOT_BAR_TEMPLATE.format(
+                savable=savable, billed=billed, percent=_share(savable, billed)
+            )
+            if label != c.CEILING_NO_TASK_LABEL
+            else c.CEILING_PLOT_NO_TASK_BAR_TEMPLATE.format(billed=end)
+        )
+        axis.text(end + widest * 0.01, y, text, va="center", fontsize=8, color="#333333")
+    axis.set_yticks(ys, [label for label, _, _ in rows])
+    axis.set_xlim(0, widest * 1.3)  # room for the labels at the bars' ends
+    axis.set_ylim(-0.7, len(rows) - 0.3)
+    axis.grid(True, axis="x", alpha=0.3, zorder=0)
+    more = len(top.tasks) - min(len(top.tasks), _CEILING_ROWS)
+    axis.set_xlabel(
+        c.CEILING_PLOT_AXIS + (c.CEILING_PLOT_MORE_TEMPLATE.format(more=more) if more else "")
+    )
+    total = top.total
+    axis.set_title(
+        c.CEILING_PLOT_TITLE_TEMPLATE.format(
+            changes=top.changes,
+            savable=total.savable_minutes,
+            billed=total.billed_minutes,
+            percent=_share(total.savable_minutes, total.billed_minutes),
+        )
+        + "\n"
+        + textwrap.fill(top.upper_bound, 100),
+        fontsize=10,
+    )
+    # Under the axes, across the figure: the bars keep the full width and the title its room.
+    figure.legend(loc="outside lower center", ncols=3, title=c.CEILING_PLOT_LEGEND_TITLE)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .analysis import *  # noqa: F403
 from .calibrate import *  # noqa: F403
+from .ceiling import *  # noqa: F403
 from .check import *  # noqa: F403
 from .failures import *  # noqa: F403
 from .gaps import *  # noqa: F403

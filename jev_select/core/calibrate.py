@@ -26,10 +26,11 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from .. import contracts as c
+from .ceiling import Ceiling, ceiling_json, ceiling_markdown, ceiling_table
 from .columns import align_columns
 from .convert import unstructure
 from .inputs import parse_threshold
-from .jsonutil import format_number
+from .jsonutil import format_number, pretty_json
 from .redecide import redecide, scored
 from .results import Results
 from .shadow import Measurement, checked_measurement
@@ -45,6 +46,8 @@ __all__ = [
     "clopper_pearson_upper",
     "parse_thresholds",
     "redecide",
+    "render_calibration",
+    "scored_changes",
 ]
 
 _FAILURE = c.TASK_RESULTS[1]
@@ -232,7 +235,7 @@ def calibrate(
     """
     pairs = _check(measurements)
     rows = tuple(_row(pairs, threshold) for threshold in sorted(set(thresholds)))
-    judged_changes = sum(1 for measurement in measurements if scored(measurement.report))
+    judged_changes = scored_changes(measurements)
     recommended: float | None = None
     if judged_changes < c.CALIBRATE_MIN_SCORED_CHANGES:
         note = c.CALIBRATE_NOTE_TOO_FEW.format(
@@ -315,3 +318,46 @@ def calibration_markdown(view: Calibration) -> str:
         c.CALIBRATE_MARKDOWN_FOOTNOTE,
     ]
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# With the ceiling
+# ---------------------------------------------------------------------------------------------
+
+
+def scored_changes(measurements: Sequence[Measurement]) -> int:
+    """How many of the measurements were scored by Jev: a complete observation, not forced."""
+    return sum(1 for measurement in measurements if scored(measurement.report))
+
+
+def render_calibration(
+    view: Calibration, top: Ceiling | None, format: str, *, scored_count: int
+) -> str:
+    """What ``calibrate`` prints in ``format``: the calibration, then the ceiling when results
+    files carry ci blocks.
+
+    When no change was scored by Jev (``scored_count`` is 0), a threshold
+    table would be all zeros: with a ceiling, the ceiling is printed alone with a line that says
+    so (in JSON, the rows stay and ``note`` is that line). Without a ceiling the output
+    is the calibration as it always was.
+    """
+    if top is None:
+        if format == c.CALIBRATE_FORMAT_JSON:
+            return pretty_json(calibration_json(view)) + "\n"
+        if format == c.CALIBRATE_FORMAT_MARKDOWN:
+            return calibration_markdown(view)
+        return calibration_table(view)
+    scored_view = scored_count > 0
+    if format == c.CALIBRATE_FORMAT_JSON:
+        # The rows stay, zeros and all, so that a reader of the JSON finds the keys it always
+        # found; the note says why they are empty of skips.
+        shown = view if scored_view else attrs.evolve(view, note=c.CALIBRATE_NOT_SCORED_LINE)
+        value = {**calibration_json(shown), c.CALIBRATE_FIELD_CEILING: ceiling_json(top)}
+        return pretty_json(value) + "\n"
+    if format == c.CALIBRATE_FORMAT_MARKDOWN:
+        if not scored_view:
+            return ceiling_markdown(top) + "\n" + c.CALIBRATE_NOT_SCORED_LINE + "\n"
+        return calibration_markdown(view) + "\n" + ceiling_markdown(top)
+    if not scored_view:
+        return ceiling_table(top) + c.CALIBRATE_NOT_SCORED_LINE + "\n"
+    return calibration_table(view) + "\n" + ceiling_table(top)

@@ -21,7 +21,7 @@ from .jsonutil import code_unit_key, format_number
 from .redecide import proposals_follow_scores
 from .report import validate_report
 from .report_v5 import ReportV5, as_report, report_json
-from .results import Results, TaskResult, results_json
+from .results import CiRun, Results, TaskResult, results_json
 
 __all__ = [
     "Aggregate",
@@ -42,7 +42,9 @@ _SUCCESS, _FAILURE, _CANCELLED, _SKIPPED = c.TASK_RESULTS
 _UNKNOWN = c.FAILURE_CLASSIFICATIONS[-1]
 
 # Results file keys (schemas/results.schema.json).
-_RESULTS_KEYS = frozenset(("tested_sha", c.RESULTS_FIELD_TASKS, "relevant_tasks"))
+_RESULTS_KEYS = frozenset(
+    ("tested_sha", c.RESULTS_FIELD_TASKS, "relevant_tasks", c.RESULTS_FIELD_CI)
+)
 
 
 class AnalysisError(CommandFailure, failures=c.ANALYSIS_FAILURES):
@@ -168,6 +170,20 @@ def _check_labels(results: Mapping[str, object], task_ids: set[str]) -> tuple[st
     return labels
 
 
+def _check_ci(results: Mapping[str, object], task_ids: set[str]) -> CiRun | None:
+    """The ci block, typed: its version and shape as the schema has them, and only the report's
+    task IDs; anything else makes the pair unreadable rather than half understood."""
+    if c.RESULTS_FIELD_CI not in results:
+        return None
+    try:
+        ci = structure(results[c.RESULTS_FIELD_CI], CiRun)
+    except DocumentError:
+        raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT) from None
+    if ci.version != c.RESULTS_CI_VERSION or any(not set(job.tasks) <= task_ids for job in ci.jobs):
+        raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT)
+    return ci
+
+
 def _task_result(entry: object) -> TaskResult:
     # The converter refuses what is not the entry's JSON type (a boolean duration, an integer
     # beyond the double range, an unknown key); the vocabulary and the sign are checked here.
@@ -213,6 +229,7 @@ def checked_measurement(report: object, results: object) -> tuple[ReportV5, Resu
         raise AnalysisError(c.ANALYSIS_TASK_RESULTS_MISMATCH)
     relevant = _check_labels(document, task_ids)
     tasks = {task_id: _task_result(entry) for task_id, entry in entries.items()}
+    ci = _check_ci(document, task_ids)
     if not all(decision.run for decision in decisions.values()):
         raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_EFFECTIVE_SELECTION)
     # Last, so that every earlier code keeps its place: a report valid by its schema can still
@@ -220,7 +237,7 @@ def checked_measurement(report: object, results: object) -> tuple[ReportV5, Resu
     # edited after the run), and counting them would measure something the policy never did.
     if not proposals_follow_scores(typed):
         raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT)
-    return typed, Results(tested_sha=typed.tested_sha, tasks=tasks, relevant_tasks=relevant)
+    return typed, Results(tested_sha=typed.tested_sha, tasks=tasks, relevant_tasks=relevant, ci=ci)
 
 
 def shadow_analysis(report: object, results: object) -> Analysis:

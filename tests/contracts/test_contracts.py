@@ -463,7 +463,10 @@ def runs_cli_command(step: Mapping[str, Any], command: str) -> bool:
 
 
 # Examples of the measurement commands, which run after the fact and plan nothing.
-MEASUREMENT_EXAMPLES = {"rollout-report": (c.COMMAND_ROLLOUT, c.COMMAND_CALIBRATE)}
+MEASUREMENT_EXAMPLES = {
+    "rollout-report": (c.COMMAND_ROLLOUT, c.COMMAND_CALIBRATE),
+    "ceiling-weekly": (c.COMMAND_HISTORY, c.COMMAND_CALIBRATE),
+}
 
 
 def test_examples_exist_for_every_scenario() -> None:

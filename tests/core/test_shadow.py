@@ -499,3 +499,53 @@ def test_bad_usage_is_an_invalid_invocation(
     assert (code, out) == (2, "")
     assert err.startswith("usage: jev-select analyze ")
     assert "\njev-select analyze: error: " in err
+
+
+def _with_ci(**overrides: Any) -> dict[str, Any]:
+    ci: dict[str, Any] = {
+        "version": 1,
+        "workflow": "ci.yml",
+        "run_id": 7,
+        "run_attempt": 1,
+        "jobs": [
+            {
+                "name": "e2e (1)",
+                "job": "e2e",
+                "tasks": ["e2e"],
+                "result": "failure",
+                "duration_ms": 61_000,
+            },
+            {"name": "plan", "job": "plan", "tasks": [], "result": "success", "duration_ms": 4_000},
+        ],
+        "needs": {"e2e": ["plan"], "plan": []},
+    }
+    ci.update(overrides)
+    return {**RESULTS, "ci": ci}
+
+
+def test_a_ci_block_is_read_and_leaves_the_analysis_as_it_was() -> None:
+    assert analyze_shadow(REPORT, _with_ci()) == analyze_shadow(REPORT, RESULTS)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"version": 2},
+        {
+            "jobs": [
+                {"name": "x", "job": None, "tasks": ["nope"], "result": "success", "duration_ms": 1}
+            ]
+        },
+        {
+            "jobs": [
+                {"name": "x", "job": None, "tasks": [], "result": "success", "duration_ms": 1.5}
+            ]
+        },
+        {"extra": True},
+    ],
+    ids=["unknown-version", "unknown-task", "fractional-duration", "unknown-key"],
+)
+def test_a_ci_block_not_understood_makes_the_pair_unreadable(overrides: dict[str, Any]) -> None:
+    with pytest.raises(AnalysisError) as caught:
+        analyze_shadow(REPORT, _with_ci(**overrides))
+    assert caught.value.code == "invalid-shadow-measurement"
