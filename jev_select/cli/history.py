@@ -7,6 +7,10 @@ in shadow mode on each change and writes one report per change under ``--out`` (
 new temporary directory); the table ends with that directory's absolute path.
 Without a key (or without ``--allow-external-context``) nothing leaves the machine: external
 actions are not looked up, and each report is the pipeline's bypass report.
+
+With ``--repository`` and ``--ci-workflow`` it also measures each change on GitHub
+(``CiCollector``): the change's merged pull request, the last CI run of its head, and a
+results file beside the report, with the change's keyless preview.
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ import os
 import tempfile
 import time
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from .. import contracts as c
+from ..core.ceiling import ceiling, ceiling_json, ceiling_table
 from ..core.history import (
     ChangeOutcome,
     LogEntry,
@@ -32,13 +38,29 @@ from ..core.models import Commits, Inputs
 from ..core.policy import choose_bypass
 from ..core.report import report_text
 from ..edges.environment import temp_root
-from ..edges.git.local import is_git_repository, local_first_parent_log, resolve_local_revision
+from ..edges.git.local import (
+    is_git_repository,
+    local_first_parent_log,
+    resolve_local_revision,
+)
 from ..edges.git.remotes import normalise_remote
 from ..edges.git.runner import GitTimeBound
+from ..edges.measurements import read_changes
 from ..edges.publish import write_report_file
-from ..errors import CommandFailure, InputError, InvocationError, PlanningFailure
+from ..errors import InputError, InvocationError, PlanningFailure
 from . import console
+from .history_ci import (
+    CiCollector,
+    HistoryFailure,
+    github_settings,
+    measured_before,
+    register_github,
+    write_preview,
+)
 from .progress import end_steps, show_step
+
+if TYPE_CHECKING:
+    pass
 
 __all__ = ["register", "run_history"]
 
@@ -50,10 +72,6 @@ _INPUT_FLAGS = (
     c.INPUT_TIMEOUT_MS,
     c.INPUT_MAX_DIFF_BYTES,
 )
-
-
-class HistoryFailure(CommandFailure, failures=c.HISTORY_FAILURES):
-    """The dry run stopped; carries a code of ``HISTORY_FAILURE_CODES``."""
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -100,6 +118,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action="store_true",
         help=f"confirm more than {c.HISTORY_MAX_REQUESTS_WITHOUT_YES} Jev requests",
     )
+    register_github(history)
     history.set_defaults(handler=run_history)
 
 
@@ -142,14 +161,21 @@ def run_history(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
         console.emit(console.failure_text(error), github=False)
         return 1
     last, since = _window(namespace)
+    # Settings of the GitHub half are checked before anything runs.
+    collector = github_settings(namespace, environ, inputs.tasks)
     try:
-        out, outcomes = _run(namespace, environ, inputs, last, since)
+        out, outcomes = _run(namespace, environ, inputs, last, since, collector)
     except (InputError, PlanningFailure) as error:
         end_steps()
         console.emit(console.failure_text(error), github=False)
         return 1
+    # With CI results, what no rule forces over the measured changes: the most scoring could save.
+    top = ceiling(read_changes(out)) if collector is not None else None
     if namespace.format == c.HISTORY_FORMAT_JSON:
-        console.write(pretty_json(history_json(outcomes)) + "\n")
+        document = history_json(outcomes)
+        if top is not None:
+            document = {**document, c.CALIBRATE_FIELD_CEILING: ceiling_json(top)}
+        console.write(pretty_json(document) + "\n")
     else:
         # The table ends with where the reports are, so that they can be found, labelled and
         # given to calibrate; a temporary directory says how to keep them instead.
@@ -157,14 +183,19 @@ def run_history(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
             c.HISTORY_REPORTS_TEMPLATE if namespace.out else c.HISTORY_REPORTS_TEMPORARY_TEMPLATE
         )
         note = ""
-        if not _sends(inputs) and any(
-            is_lookup_gap(gap)
-            for outcome in outcomes
-            for warnings in outcome.gaps.values()
-            for gap in warnings
+        if (
+            not _sends(inputs)
+            and collector is None
+            and any(
+                is_lookup_gap(gap)
+                for outcome in outcomes
+                for warnings in outcome.gaps.values()
+                for gap in warnings
+            )
         ):
             note = c.HISTORY_NOT_LOOKED_UP_LINE + "\n"
-        console.write(history_table(outcomes) + note + where.format(path=out) + "\n")
+        shown = "" if top is None else "\n" + ceiling_table(top)
+        console.write(history_table(outcomes) + note + where.format(path=out) + "\n" + shown)
     return 0
 
 
@@ -188,6 +219,7 @@ def _run(
     inputs: Inputs,
     last: int,
     since: str | None,
+    collector: CiCollector | None = None,
 ) -> tuple[str, list[ChangeOutcome]]:
     """The absolute path of the reports' directory, and one outcome per change."""
     from ..app.pipeline import RunContext, preview_change, run_plan_pipeline
@@ -224,7 +256,10 @@ def _run(
     sending = _sends(inputs)
     token = environ.get(c.LOCAL_GITHUB_TOKEN_ENV, "")
     # Without consent to send anything, external actions and other repositories' reusable
-    # workflows are not looked up either: they become metadata gaps of their tasks.
+    # workflows are not looked up either: they become metadata gaps of their tasks. With
+    # --repository the command asks GitHub anyway, and a run in Actions would look them up: left
+    # as gaps they would count as forced minutes that no real run forces.
+    looks_up = sending or collector is not None
 
     def context(base: str, change_head: str) -> RunContext:
         return RunContext(
@@ -245,16 +280,25 @@ def _run(
                     token,
                     local_environ=environ,
                 )
-                if sending
+                if looks_up
                 else NoLookups()
             ),
             borrow_from=repo,
             git_bound=bound,
         )
 
+    # A change measured by an earlier run over this --out is read back, not planned or asked
+    # about again: nothing is sent twice, and its report keeps pairing with its results.
+    measured = {
+        change.head: outcome
+        for change in changes
+        if collector is not None
+        and (outcome := measured_before(change, os.path.join(out, change.head[:12]))) is not None
+    }
+    pending = [change for change in changes if change.head not in measured]
     previews = []
-    for index, change in enumerate(changes, start=1):
-        show_step("collecting", index, len(changes), change.head[:12])
+    for index, change in enumerate(pending, start=1):
+        show_step("collecting", index, len(pending), change.head[:12])
         previews.append(preview_change(inputs, context(change.base, change.head)))
     end_steps()
     if bound.expired:
@@ -263,7 +307,7 @@ def _run(
     if sending:
         total = sum(preview.requests for preview in previews)
         console.emit(
-            c.HISTORY_REQUESTS_TEMPLATE.format(requests=total, changes=len(changes)),
+            c.HISTORY_REQUESTS_TEMPLATE.format(requests=total, changes=len(pending)),
             github=False,
             level="notice",
         )
@@ -274,8 +318,8 @@ def _run(
             )
             raise HistoryFailure(c.HISTORY_NEEDS_YES)
     outcomes: list[ChangeOutcome] = []
-    for index, (change, preview) in enumerate(zip(changes, previews, strict=True), start=1):
-        show_step("planning", index, len(changes), change.head[:12])
+    for index, (change, preview) in enumerate(zip(pending, previews, strict=True), start=1):
+        show_step("planning", index, len(pending), change.head[:12])
         # The preview already collected, resolved and grouped this change: only sending is left.
         result = run_plan_pipeline(
             inputs,
@@ -283,11 +327,25 @@ def _run(
             validated_at=time.monotonic(),
             collected=preview.collected,
         )
+        directory = os.path.join(out, change.head[:12])
+        text = report_text(result.report)
         try:
-            path = _write_report(os.path.join(out, change.head[:12]), report_text(result.report))
+            path = _write_report(directory, text)
         except (OSError, PlanningFailure):
             end_steps()
             raise HistoryFailure(c.HISTORY_OUT_UNWRITABLE) from None
+        ci = None
+        if collector is not None:
+            try:
+                preview_path = write_preview(directory, inputs.tasks, preview.facts)
+            except OSError:
+                end_steps()
+                raise HistoryFailure(c.HISTORY_OUT_UNWRITABLE) from None
+            try:
+                ci = collector.measure(change, text, directory, preview_path, repo, bound)
+            except HistoryFailure:
+                end_steps()
+                raise
         outcomes.append(
             ChangeOutcome(
                 change=change,
@@ -301,7 +359,11 @@ def _run(
                 gaps=preview.gaps,
                 requests=preview.requests,
                 collection_ms=preview.collection_ms,
+                ci=ci,
             )
         )
     end_steps()
+    outcomes.extend(measured.values())
+    order = {change.head: index for index, change in enumerate(changes)}
+    outcomes.sort(key=lambda outcome: order[outcome.change.head])
     return os.path.abspath(out), outcomes

@@ -13,6 +13,7 @@ from .. import contracts as c
 from ..core.inputs import is_repository_name
 from ..core.jsonutil import pretty_json
 from ..core.results import (
+    CiSource,
     ResultsFailure,
     build_results,
     job_outcome,
@@ -20,9 +21,11 @@ from ..core.results import (
     results_json,
     validate_results,
 )
+from ..core.rollout import workflow_reference
 from ..edges.files import write_atomically
 from ..edges.github.api import GitHubApi, api_root_from_environment
 from ..edges.readers import read_json, read_report
+from ..errors import InvocationError
 from .arguments import integer_in
 
 __all__ = ["register", "results_from_jobs", "run_results"]
@@ -42,6 +45,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     results.add_argument("--run-id", required=True, type=_POSITIVE_INTEGER)
     results.add_argument("--attempt", type=_POSITIVE_INTEGER, default=1)
     results.add_argument("--map", dest="job_map", help="JSON file mapping job names to task IDs")
+    results.add_argument(
+        "--workflow",
+        metavar="FILE",
+        help="the run's workflow file (or ID): the results file then carries the ci block",
+    )
     results.add_argument("--report", required=True)
     results.add_argument("--output", required=True)
     results.add_argument(
@@ -69,11 +77,17 @@ def _build_results_file(namespace: argparse.Namespace, environ: Mapping[str, str
     root = api_root_from_environment(environ)
     if root is None or not is_repository_name(repository):
         raise ResultsFailure(c.RESULTS_INVALID_SETTINGS)
+    ci = None
+    if namespace.workflow is not None:
+        workflow = workflow_reference(namespace.workflow)
+        if workflow is None:
+            raise InvocationError("--workflow: a workflow file name or ID")
+        ci = CiSource(workflow=workflow, run_id=namespace.run_id, run_attempt=namespace.attempt)
     token = environ.get(namespace.token_env, "")
     records = GitHubApi(root, token).list_jobs(repository, namespace.run_id, namespace.attempt)
     if records is None:
         raise ResultsFailure(c.RESULTS_JOBS_UNAVAILABLE)
-    results = results_from_jobs(report, records, job_map)
+    results = results_from_jobs(report, records, job_map, ci=ci)
     try:
         write_atomically(
             namespace.output, pretty_json(results) + "\n", prefix=".jev-select-results-"
@@ -86,11 +100,14 @@ def results_from_jobs(
     report: Mapping[str, object],
     records: Iterable[Mapping[str, object]],
     job_map: Mapping[str, str] | None,
+    *,
+    ci: CiSource | None = None,
 ) -> dict[str, object]:
     """The results file of ``report``, as JSON, from one run's job records as the REST API lists
-    them (``rollout`` builds its files with this too)."""
+    them (``rollout`` and ``history`` build their files with this too); with ``ci``, the file
+    carries the ``ci`` block of that run attempt."""
     jobs = [outcome for outcome in map(job_outcome, records) if outcome is not None]
-    results = results_json(build_results(report, jobs, job_map))
+    results = results_json(build_results(report, jobs, job_map, ci=ci))
     if not validate_results(results):
         raise RuntimeError()  # a bug, not a measurement problem: internal-error
     return results

@@ -22,7 +22,7 @@ from .. import contracts as c
 from ..core.history import calendar_date
 from ..core.inputs import is_repository_name
 from ..core.jsonutil import pretty_json
-from ..core.results import ResultsFailure, parse_job_map
+from ..core.results import CiSource, ResultsFailure, parse_job_map
 from ..core.rollout import (
     AnswerRefused,
     RunOutcome,
@@ -272,7 +272,12 @@ class _Collector:
         records = self._client.list_jobs(settings.repository, match.run.id, _FIRST_ATTEMPT)
         if records is None:
             raise RolloutFailure(c.ROLLOUT_GITHUB_UNAVAILABLE)
-        results = results_from_jobs(report, records, settings.job_map)
+        # The ci block names every job of that attempt; the workflow file is not read here, so
+        # job IDs stay null and needs empty.
+        source = CiSource(
+            workflow=settings.ci_workflow, run_id=match.run.id, run_attempt=_FIRST_ATTEMPT
+        )
+        results = results_from_jobs(report, records, settings.job_map, ci=source)
         _write_measurement(target, content, pretty_json(results) + "\n")
         return RunOutcome(run.id, c.ROLLOUT_COLLECTED, None, match.run.id, tested_sha)
 

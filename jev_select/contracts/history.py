@@ -33,12 +33,25 @@ HISTORY_LOG_UNREADABLE: Final = "log-unreadable"
 HISTORY_NO_CHANGES: Final = "no-changes"
 HISTORY_NEEDS_YES: Final = "confirmation-required"
 HISTORY_OUT_UNWRITABLE: Final = "out-unwritable"
+# With --repository (the GitHub half below), as rollout's.
+HISTORY_INVALID_SETTINGS: Final = "invalid-settings"
+HISTORY_INVALID_JOB_MAP: Final = "invalid-job-map"
+HISTORY_WORKFLOW_NOT_FOUND: Final = "workflow-not-found"
+HISTORY_GITHUB_UNAVAILABLE: Final = "github-unavailable"
+HISTORY_INVALID_ANSWER: Final = "invalid-answer"
+HISTORY_RATE_LIMITED: Final = "rate-limited"
 HISTORY_FAILURE_CODES: Final = (
     HISTORY_INVALID_REPOSITORY,
     HISTORY_LOG_UNREADABLE,
     HISTORY_NO_CHANGES,
     HISTORY_NEEDS_YES,
     HISTORY_OUT_UNWRITABLE,
+    HISTORY_INVALID_SETTINGS,
+    HISTORY_INVALID_JOB_MAP,
+    HISTORY_WORKFLOW_NOT_FOUND,
+    HISTORY_GITHUB_UNAVAILABLE,
+    HISTORY_INVALID_ANSWER,
+    HISTORY_RATE_LIMITED,
 )
 HISTORY_FAILURES: Final = CommandFailures(
     command=COMMAND_HISTORY,
@@ -69,3 +82,67 @@ HISTORY_REPORTS_TEMPORARY_TEMPLATE: Final = (
     "--out DIR writes them where they stay)"
 )
 PROGRESS_STEP_TEMPLATE: Final = "jev-select: {phase} {index}/{total} {item}"
+
+# --------------------------------------------------------------------------------------------
+# jev-select history --repository OWNER/NAME --ci-workflow FILE (docs/reference.md, "History
+# against GitHub"): the CI results of each change, from the last CI run of its pull request.
+# --------------------------------------------------------------------------------------------
+
+# The subject GitHub gives a merge commit of a pull request, and the number a squash merge's
+# subject ends in; a change whose subject names no number is looked up by its commit instead.
+HISTORY_MERGE_SUBJECT_PATTERN: Final = r"Merge pull request #(?P<number>[1-9][0-9]{0,9}) from \S.*"
+HISTORY_SQUASH_NUMBER_PATTERN: Final = r".*\(#(?P<number>[1-9][0-9]{0,9})\)\s*"
+# The pull request event whose runs tested a pull request's head.
+HISTORY_CI_EVENT: Final = "pull_request"
+# GitHub's conclusion of a run stopped before its end, and the fields of its pull records read
+# here (its vocabulary, not product contracts).
+GITHUB_RUN_CANCELLED: Final = "cancelled"
+GITHUB_RUN_FIELD_CONCLUSION: Final = "conclusion"
+GITHUB_PULL_FIELD_NUMBER: Final = "number"
+GITHUB_PULL_FIELD_HEAD: Final = "head"
+GITHUB_PULL_FIELD_SHA: Final = "sha"
+GITHUB_PULL_FIELD_MERGE_COMMIT_SHA: Final = "merge_commit_sha"
+GITHUB_PULL_FIELD_MERGED_AT: Final = "merged_at"
+# Outcomes per change, in the order the summary line counts them.
+HISTORY_CI_MEASURED: Final = "measured"
+HISTORY_CI_EXISTING: Final = "existing"
+HISTORY_CI_PULL_REQUEST_NOT_FOUND: Final = "pull-request-not-found"
+HISTORY_CI_NO_CI_RUN: Final = "no-ci-run"
+HISTORY_CI_IN_PROGRESS: Final = "in-progress"
+HISTORY_CI_RE_RUN: Final = "re-run"
+HISTORY_CI_CANCELLED: Final = "cancelled"
+HISTORY_CI_OUTCOMES: Final = (
+    HISTORY_CI_MEASURED,
+    HISTORY_CI_EXISTING,
+    HISTORY_CI_PULL_REQUEST_NOT_FOUND,
+    HISTORY_CI_NO_CI_RUN,
+    HISTORY_CI_IN_PROGRESS,
+    HISTORY_CI_RE_RUN,
+    HISTORY_CI_CANCELLED,
+)
+HISTORY_CI_SUMMARY_TEMPLATE: Final = (
+    "jev-select: history: {measured} measured, {existing} already measured, "
+    "{pull_request_not_found} without a pull request found, {no_ci_run} without a CI run, "
+    "{in_progress} in progress, {re_run} re-run, {cancelled} cancelled."
+)
+# Pull requests a commit is listed in: GitHub lists a handful at most, one page is plenty.
+HISTORY_COMMIT_PULLS_LIMIT: Final = 100
+# Runs of one head SHA read to find the newest: re-pushes of the same head are rare.
+HISTORY_CI_RUNS_LIMIT: Final = 100
+
+# --------------------------------------------------------------------------------------------
+# The jobs of a CI workflow file (core/ci_jobs.py): GitHub's workflow syntax, read to tell which
+# workflow job a listed job name belongs to.
+# --------------------------------------------------------------------------------------------
+
+WORKFLOW_KEY_JOBS: Final = "jobs"
+WORKFLOW_KEY_NAME: Final = "name"
+WORKFLOW_KEY_NEEDS: Final = "needs"
+WORKFLOW_KEY_USES: Final = "uses"
+WORKFLOW_KEY_STRATEGY: Final = "strategy"
+WORKFLOW_KEY_MATRIX: Final = "matrix"
+# A called workflow's jobs are listed as "<caller name> / <called job name>".
+WORKFLOW_CALLED_JOB_SEPARATOR: Final = " / "
+WORKFLOW_EXPRESSION_PATTERN: Final = r"\$\{\{.*?\}\}"
+# The workflow file read at a change's commit: as large as a file the lookups read.
+HISTORY_WORKFLOW_FILE_CAP: Final = 1_048_576

@@ -18,18 +18,28 @@ from .columns import align_columns
 from .convert import register_document, unstructure
 from .jsonutil import code_unit_key, format_number
 from .report_v5 import ReportV5, as_report
+from .rollout import AnswerRefused, WorkflowRun, workflow_run
 
 __all__ = [
     "Change",
     "ChangeOutcome",
+    "CiChoice",
     "History",
     "HistoryChange",
+    "HistoryCi",
     "HistorySummary",
     "LogEntry",
+    "PullRequest",
     "Times",
     "calendar_date",
+    "choose_ci_run",
+    "ci_summary",
+    "ci_summary_line",
     "history_json",
     "history_table",
+    "pull_request_for_commit",
+    "pull_request_number",
+    "pull_request_of",
     "select_changes",
     "summarise",
 ]
@@ -66,6 +76,8 @@ class Change:
     head: str
     subject: str
     kind: str
+    # Every parent of ``head``: a merge commit's second is the pull request's head.
+    parents: tuple[str, ...] = ()
 
 
 def calendar_date(text: str) -> str | None:
@@ -108,17 +120,32 @@ def select_changes(entries: Sequence[LogEntry], kind: str | None, last: int) -> 
         else:
             wanted = kind == c.HISTORY_KIND_FIRST_PARENT or detected == kind
         if wanted:
-            changes.append(Change(entry.parents[0], entry.sha, entry.subject, detected))
+            changes.append(
+                Change(entry.parents[0], entry.sha, entry.subject, detected, entry.parents)
+            )
         if len(changes) == last:
             break
     return changes[::-1]
 
 
 @attrs.frozen
+class HistoryCi:
+    """What became of one change on GitHub (``--repository``); also its ``ci`` entry of the JSON
+    output, each attribute a key in this order, unknown values null."""
+
+    outcome: str  # one of HISTORY_CI_OUTCOMES
+    pull_request: int | None = None
+    ci_run: int | None = None
+    results: str | None = None  # the results file, when there is one
+    preview: str | None = None  # the preview file
+
+
+@attrs.frozen
 class ChangeOutcome:
     """A change, the shadow report planning wrote for it, and what its preview found.
 
-    The report may be given as a parsed report mapping; it is kept typed.
+    The report may be given as a parsed report mapping; it is kept typed. ``ci`` is set with
+    ``--repository`` only.
     """
 
     change: Change
@@ -129,6 +156,7 @@ class ChangeOutcome:
     gaps: Mapping[str, tuple[str, ...]]  # task ID -> metadata warnings
     requests: int
     collection_ms: float
+    ci: HistoryCi | None = None
 
 
 def _change_reasons(reasons: Mapping[str, Sequence[str]]) -> list[str]:
@@ -178,6 +206,7 @@ class HistorySummary:
     requests: int
     collection_ms: Times
     jev_ms: Times
+    ci: Mapping[str, int] | None = None  # changes per CI outcome, with --repository only
 
 
 @attrs.frozen
@@ -189,6 +218,7 @@ class HistoryChange:
     subject: str
     status: str
     report: str
+    ci: HistoryCi | None = None
 
 
 @attrs.frozen
@@ -200,8 +230,8 @@ class History:
 
 
 register_document(Times, keys={"highest": "max"})
-register_document(HistorySummary)
-register_document(HistoryChange)
+register_document(HistorySummary, optional=("ci",))
+register_document(HistoryChange, optional=("ci",))
 
 
 def _times(values: Sequence[float]) -> Times:
@@ -266,6 +296,7 @@ def summarise(outcomes: Sequence[ChangeOutcome]) -> HistorySummary:
         requests=sum(outcome.requests for outcome in outcomes),
         collection_ms=_times([outcome.collection_ms for outcome in outcomes]),
         jev_ms=_times(jev_times),
+        ci=ci_summary(outcomes) if any(outcome.ci for outcome in outcomes) else None,
     )
 
 
@@ -279,6 +310,7 @@ def history_json(outcomes: Sequence[ChangeOutcome]) -> dict[str, object]:
                 subject=outcome.change.subject,
                 status=outcome.report.status,
                 report=outcome.report_path,
+                ci=outcome.ci,
             )
             for outcome in outcomes
         ),
@@ -311,8 +343,11 @@ def _times_line(label: str, times: Times) -> str:
 def history_table(outcomes: Sequence[ChangeOutcome]) -> str:
     """One row per change, then the per-task table and the totals."""
     summary = summarise(outcomes)
+    with_ci = summary.ci is not None
     rows: list[tuple[str, ...]] = [
-        ("HEAD", "KIND", "STATUS", "FORCED", "WOULD-SKIP", "REQUESTS", "SUBJECT")
+        ("HEAD", "KIND", "STATUS", "FORCED", "WOULD-SKIP", "REQUESTS")
+        + (("CI", "PR", "CI RUN") if with_ci else ())
+        + ("SUBJECT",)
     ]
     for outcome in outcomes:
         tasks = outcome.report.tasks
@@ -330,6 +365,7 @@ def history_table(outcomes: Sequence[ChangeOutcome]) -> str:
                 ",".join(preview) or c.TERMINAL_NULL,
                 f"{skip}/{len(tasks)}",
                 str(outcome.requests),
+                *(_ci_cells(outcome.ci) if with_ci else ()),
                 _short(outcome.change.subject),
             )
         )
@@ -350,4 +386,139 @@ def history_table(outcomes: Sequence[ChangeOutcome]) -> str:
         _times_line("collection", summary.collection_ms),
         _times_line("evaluation", summary.jev_ms),
     ]
+    if with_ci:
+        lines.append(ci_summary_line(outcomes))
     return "\n".join(lines) + "\n"
+
+
+def _ci_cells(ci: HistoryCi | None) -> tuple[str, str, str]:
+    if ci is None:
+        return (c.TERMINAL_NULL,) * 3
+    return (
+        ci.outcome,
+        c.TERMINAL_NULL if ci.pull_request is None else f"#{ci.pull_request}",
+        c.TERMINAL_NULL if ci.ci_run is None else str(ci.ci_run),
+    )
+
+
+def ci_summary(outcomes: Sequence[ChangeOutcome]) -> dict[str, int]:
+    """How many changes ended in each CI outcome, in ``HISTORY_CI_OUTCOMES`` order."""
+    counts = dict.fromkeys(c.HISTORY_CI_OUTCOMES, 0)
+    for outcome in outcomes:
+        if outcome.ci is not None:
+            counts[outcome.ci.outcome] += 1
+    return counts
+
+
+def ci_summary_line(outcomes: Sequence[ChangeOutcome]) -> str:
+    """The summary line of the CI outcomes."""
+    counts = ci_summary(outcomes)
+    return c.HISTORY_CI_SUMMARY_TEMPLATE.format(
+        **{code.replace("-", "_"): count for code, count in counts.items()}
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The GitHub half: the pull request of a change, and the CI run that measured it
+# --------------------------------------------------------------------------------------------
+
+_SHA40 = re.compile(r"[0-9a-f]{40}")
+
+
+@attrs.frozen
+class PullRequest:
+    """The merged pull request a change came from, and the head its CI runs tested."""
+
+    number: int
+    head_sha: str
+
+
+@attrs.frozen
+class CiChoice:
+    """The CI run a change's results come from, or why there is none (``outcome``)."""
+
+    outcome: str  # HISTORY_CI_MEASURED, or why not
+    run: WorkflowRun | None = None
+
+
+def pull_request_number(change: Change) -> int | None:
+    """The number a change's subject names: ``Merge pull request #N from ...`` for a merge
+    commit, ``... (#N)`` for any other; None when it names none."""
+    pattern = (
+        c.HISTORY_MERGE_SUBJECT_PATTERN
+        if len(change.parents) > 1
+        else c.HISTORY_SQUASH_NUMBER_PATTERN
+    )
+    found = re.fullmatch(pattern, change.subject, re.DOTALL)
+    return int(found["number"]) if found is not None else None
+
+
+def _merged_record(record: object) -> tuple[int, str, str | None, bool]:
+    """Number, head SHA, merge commit SHA and whether merged, of one pull record; raises
+    ``AnswerRefused`` when a field the checks need is missing or malformed."""
+    if not isinstance(record, dict):
+        raise AnswerRefused()
+    number, head = record.get(c.GITHUB_PULL_FIELD_NUMBER), record.get(c.GITHUB_PULL_FIELD_HEAD)
+    merge_sha = record.get(c.GITHUB_PULL_FIELD_MERGE_COMMIT_SHA)
+    merged_at = record.get(c.GITHUB_PULL_FIELD_MERGED_AT)
+    if type(number) is not int or number < 1 or not isinstance(head, dict):
+        raise AnswerRefused()
+    head_sha = head.get(c.GITHUB_PULL_FIELD_SHA)
+    if not isinstance(head_sha, str) or _SHA40.fullmatch(head_sha) is None:
+        raise AnswerRefused()
+    if merge_sha is not None and not isinstance(merge_sha, str):
+        raise AnswerRefused()
+    if merged_at is not None and not isinstance(merged_at, str):
+        raise AnswerRefused()
+    return number, head_sha, merge_sha, bool(merged_at)
+
+
+def pull_request_of(record: object, change: Change) -> PullRequest | None:
+    """The pull request of ``record`` when it is the change's own: merged, and either its head
+    is the merge commit's second parent or (a squash merge) its merge commit is the change."""
+    number, head_sha, merge_sha, merged = _merged_record(record)
+    if not merged:
+        return None
+    merge_commit = len(change.parents) > 1
+    mine = head_sha == change.parents[1] if merge_commit else merge_sha == change.head
+    return PullRequest(number, head_sha) if mine else None
+
+
+def pull_request_for_commit(records: Sequence[object], change: Change) -> PullRequest | None:
+    """The one merged pull request among a commit's whose merge commit is the change; None
+    when there is none or more than one."""
+    found: dict[int, PullRequest] = {}
+    for record in records:
+        number, head_sha, merge_sha, merged = _merged_record(record)
+        if merged and merge_sha == change.head:
+            found[number] = PullRequest(number, head_sha)
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _conclusion(record: object) -> object:
+    return record.get(c.GITHUB_RUN_FIELD_CONCLUSION) if isinstance(record, dict) else None
+
+
+def choose_ci_run(records: Sequence[object], head_sha: str) -> CiChoice:
+    """The newest pull-request run of the head a change's CI tested, when it can measure it.
+
+    None such is ``no-ci-run``; one not completed ``in-progress``; one past its first attempt
+    ``re-run`` (the attempt that counts may hide an earlier failure); one cancelled
+    ``cancelled``. Records are read strictly (``AnswerRefused``).
+    """
+    relevant = [
+        (run, _conclusion(record))
+        for run, record in ((workflow_run(record), record) for record in records)
+        if run.event == c.HISTORY_CI_EVENT and run.head_sha == head_sha
+    ]
+    if not relevant:
+        return CiChoice(c.HISTORY_CI_NO_CI_RUN)
+    # Newest first as listed; run IDs only grow, which holds even if pages shifted.
+    run, conclusion = max(relevant, key=lambda pair: pair[0].id)
+    if run.status != c.GITHUB_RUN_COMPLETED:
+        return CiChoice(c.HISTORY_CI_IN_PROGRESS, run)
+    if run.attempt > 1:
+        return CiChoice(c.HISTORY_CI_RE_RUN, run)
+    if conclusion == c.GITHUB_RUN_CANCELLED:
+        return CiChoice(c.HISTORY_CI_CANCELLED, run)
+    return CiChoice(c.HISTORY_CI_MEASURED, run)

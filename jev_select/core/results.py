@@ -22,6 +22,7 @@ import attrs
 
 from .. import contracts as c
 from ..errors import CommandFailure
+from .ci_jobs import JobAttribution, sorted_tasks
 from .convert import DocumentError, register_document, structure, unstructure
 from .jsonutil import code_unit_key, strict_loads
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CiJob",
     "CiRun",
+    "CiSource",
     "JobOutcome",
     "Results",
     "ResultsFailure",
@@ -69,6 +71,10 @@ class TaskResult:
     classification: str | None = None  # absent from the file when None
 
 
+def _names(names: Iterable[str]) -> tuple[str, ...]:
+    return tuple(names)
+
+
 @attrs.frozen
 class CiJob:
     """One job of the measured run attempt (``ciJob``): its listed name, the workflow job it
@@ -76,7 +82,7 @@ class CiJob:
 
     name: str
     job: str | None
-    tasks: tuple[str, ...] = attrs.field(converter=tuple)
+    tasks: tuple[str, ...] = attrs.field(converter=_names)
     result: str  # one of TASK_RESULTS
     duration_ms: int
 
@@ -84,6 +90,10 @@ class CiJob:
     def billed_minutes(self) -> int:
         """The minutes GitHub bills for the job: each job rounded up to a whole minute."""
         return -(-self.duration_ms // c.BILLED_MS_PER_MINUTE)
+
+
+def _ci_jobs(jobs: Iterable[CiJob]) -> tuple[CiJob, ...]:
+    return tuple(jobs)
 
 
 def _read_only_needs(needs: Mapping[str, Iterable[str]]) -> Mapping[str, tuple[str, ...]]:
@@ -99,7 +109,7 @@ class CiRun:
     workflow: str
     run_id: int
     run_attempt: int
-    jobs: tuple[CiJob, ...] = attrs.field(converter=tuple)
+    jobs: tuple[CiJob, ...] = attrs.field(converter=_ci_jobs)
     needs: Mapping[str, tuple[str, ...]] = attrs.field(converter=_read_only_needs)
 
 
@@ -187,22 +197,68 @@ def _worst(results: Iterable[str]) -> str:
     return min(results, key=c.TASK_RESULT_SEVERITY.index)
 
 
+@attrs.frozen
+class CiSource:
+    """The run attempt the jobs come from, for the ``ci`` block, and how its jobs map to the
+    tasks' ``jobs:`` references (None: the naming rule or the job map alone, no job IDs)."""
+
+    workflow: str
+    run_id: int
+    run_attempt: int
+    attribution: JobAttribution | None = None
+
+
+def _job_tasks(
+    job: JobOutcome,
+    task_ids: Sequence[str],
+    job_map: Mapping[str, str] | None,
+    attribution: JobAttribution | None,
+) -> tuple[str | None, tuple[str, ...]]:
+    """The workflow job a listed job is (None when uncertain) and the tasks it counts for."""
+    if attribution is None:
+        task_id = task_for_job(job.name, task_ids, job_map)
+        return None, (task_id,) if task_id is not None else ()
+    workflow_job, candidates = attribution.job_of(job.name)
+    # Tasks without ``jobs:`` keep the naming rule (or the map); those with them, the file.
+    unreferenced = [task_id for task_id in task_ids if task_id not in attribution.referencing]
+    named = task_for_job(job.name, unreferenced, job_map)
+    tasks = attribution.tasks_of(job.name, candidates)
+    if named is not None:
+        tasks.add(named)
+    return workflow_job, sorted_tasks(tasks, task_ids)
+
+
 def build_results(
     report: Mapping[str, Any],
     jobs: Sequence[JobOutcome],
     job_map: Mapping[str, str] | None = None,
+    *,
+    ci: CiSource | None = None,
 ) -> Results:
     """The results file for ``report``: exactly its task IDs, in code-unit order.
 
     A task with several jobs gets the worst of their results and the sum of their durations; a
-    task without a job is ``skipped`` with duration 0.
+    task without a job is ``skipped`` with duration 0. A job that may belong to several tasks
+    counts for each of them. With ``ci`` the file carries the ``ci`` block: every job, the
+    workflow job it is (when certain) and its tasks, and the workflow's ``needs``.
     """
     task_ids = sorted(report[c.REPORT_FIELD_TASKS], key=code_unit_key)
+    attribution = ci.attribution if ci is not None else None
     collected: dict[str, list[JobOutcome]] = {task_id: [] for task_id in task_ids}
+    listed: list[CiJob] = []
     for job in jobs:
-        task_id = task_for_job(job.name, task_ids, job_map)
-        if task_id is not None:
+        workflow_job, job_tasks = _job_tasks(job, task_ids, job_map, attribution)
+        for task_id in job_tasks:
             collected[task_id].append(job)
+        listed.append(
+            CiJob(
+                name=job.name,
+                job=workflow_job,
+                tasks=job_tasks,
+                result=job.result,
+                duration_ms=job.duration_ms,
+            )
+        )
     tasks = {
         task_id: TaskResult(
             result=_worst(job.result for job in outcomes) if outcomes else _SKIPPED,
@@ -210,7 +266,19 @@ def build_results(
         )
         for task_id, outcomes in collected.items()
     }
-    return Results(tested_sha=report["tested_sha"], tasks=tasks)
+    block = (
+        CiRun(
+            version=c.RESULTS_CI_VERSION,
+            workflow=ci.workflow,
+            run_id=ci.run_id,
+            run_attempt=ci.run_attempt,
+            jobs=listed,
+            needs=attribution.needs if attribution is not None else {},
+        )
+        if ci is not None
+        else None
+    )
+    return Results(tested_sha=report["tested_sha"], tasks=tasks, ci=block)
 
 
 def results_json(results: Results) -> dict[str, object]:

@@ -19,7 +19,7 @@ from jev_select.cli import history as history_command
 from jev_select.cli import results as results_command
 from jev_select.cli.arguments import integer_in
 from jev_select.cli.calibrate import CalibrateFailure
-from jev_select.cli.history import HistoryFailure
+from jev_select.cli.history_ci import HistoryFailure
 from jev_select.cli.rollout import RolloutFailure
 from jev_select.core.results import ResultsFailure
 from jev_select.core.shadow import AnalysisError

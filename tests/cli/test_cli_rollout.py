@@ -267,6 +267,37 @@ def test_collects_every_run_and_counts_what_it_could_not(
         ]
         assert (out / str(run_id) / "report.json").read_bytes() == report
     head_results = strict_loads((out / "101" / "results.json").read_bytes())
+    # Every job of the attempt, for the ceiling; rollout reads no workflow file, so no job IDs.
+    assert head_results.pop("ci") == {
+        "version": 1,
+        "workflow": "ci.yml",
+        "run_id": 901,
+        "run_attempt": 1,
+        "jobs": [
+            {
+                "name": "unit (3.11)",
+                "job": None,
+                "tasks": ["unit"],
+                "result": "success",
+                "duration_ms": 90_000,
+            },
+            {
+                "name": "unit (3.12)",
+                "job": None,
+                "tasks": ["unit"],
+                "result": "success",
+                "duration_ms": 30_000,
+            },
+            {
+                "name": "lint",
+                "job": None,
+                "tasks": ["lint"],
+                "result": "failure",
+                "duration_ms": 90_000,
+            },
+        ],
+        "needs": {},
+    }
     assert head_results == {
         "tested_sha": H_HEAD,
         "tasks": {

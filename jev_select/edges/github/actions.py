@@ -1,4 +1,4 @@
-"""GitHub Actions history through the REST API, for ``jev-select rollout``.
+"""GitHub Actions history through the REST API, for ``jev-select rollout`` and ``history``.
 
 Edge module. It extends the bounded client of :mod:`.api` (same headers, token rule and
 per-request bounds) with what a walk over many runs needs: ``Link`` pagination that never leaves
@@ -28,6 +28,9 @@ _RATE_LIMIT_HEADERS = ("retry-after", "x-ratelimit-remaining", "x-ratelimit-rese
 _LINK = "link"
 _LOCATION = "location"
 _GONE_STATUSES = (404, 410)
+_NOT_FOUND = 404
+# A commit GitHub does not have: 404, or 422 for a SHA it cannot resolve.
+_UNKNOWN_COMMIT_STATUSES = (404, 422)
 
 
 class RateLimitExceeded(JevSelectError):
@@ -48,7 +51,7 @@ def _next_link(value: str | None) -> str | None:
 
 
 class ActionsHistory(GitHubApi):
-    """Workflow runs, their artifacts and jobs, with rate-limit waits.
+    """Workflow runs, their artifacts and jobs, and merged pull requests, with rate-limit waits.
 
     ``max_wait`` is the total number of seconds the client may sleep on rate-limit answers over
     its lifetime; an answer asking for more raises ``RateLimitExceeded``. ``on_wait`` hears each
@@ -107,8 +110,9 @@ class ActionsHistory(GitHubApi):
                     self._on_wait(wait)
                 self._sleep(wait)
 
-    def _listing(self, path: str, field: str, limit: int) -> list[object]:
-        """Up to ``limit`` records of a paginated listing, following ``rel="next"`` links.
+    def _listing(self, path: str, field: str | None, limit: int) -> list[object]:
+        """Up to ``limit`` records of a paginated listing, following ``rel="next"`` links; each
+        page is an object holding them in ``field``, or (``field`` None) the array itself.
 
         A next link outside the API root, a malformed page, or more pages than
         ``ROLLOUT_MAX_PAGES`` raises ``AnswerRefused``; transport and status failures raise
@@ -122,7 +126,10 @@ class ActionsHistory(GitHubApi):
                 answer = strict_loads(response.body)
             except JsonError:
                 raise AnswerRefused() from None
-            page = answer.get(field) if isinstance(answer, dict) else None
+            if field is None:
+                page = answer
+            else:
+                page = answer.get(field) if isinstance(answer, dict) else None
             if not isinstance(page, list):
                 raise AnswerRefused()
             records.extend(page)
@@ -163,6 +170,41 @@ class ActionsHistory(GitHubApi):
             f"/runs?{urlencode(query)}"
         )
         return self._listing(path, "workflow_runs", limit)
+
+    def pull_request(self, repository: str, number: int) -> dict[str, object] | None:
+        """The record of pull request ``number``, or None when GitHub has none (404).
+
+        A body that is not a JSON object raises ``AnswerRefused``; other failures raise
+        ``HttpFailure`` (or ``RateLimitExceeded``).
+        """
+        url = f"{self._root}/{repository_path(repository)}/pulls/{number}"
+        try:
+            response = self._get(url)
+        except HttpFailure as failure:
+            if failure.status == _NOT_FOUND:
+                return None
+            raise
+        try:
+            answer = strict_loads(response.body)
+        except JsonError:
+            raise AnswerRefused() from None
+        if not isinstance(answer, dict):
+            raise AnswerRefused()
+        return answer
+
+    def commit_pulls(self, repository: str, sha: str) -> list[object] | None:
+        """The pull records GitHub associates with commit ``sha`` (one bounded listing), or
+        None when it knows no such commit (404 or 422)."""
+        path = (
+            f"{repository_path(repository)}/commits/{quote(sha, safe='')}/pulls"
+            f"?{urlencode({'per_page': c.ROLLOUT_PER_PAGE})}"
+        )
+        try:
+            return self._listing(path, None, c.HISTORY_COMMIT_PULLS_LIMIT)
+        except HttpFailure as failure:
+            if failure.status in _UNKNOWN_COMMIT_STATUSES:
+                return None
+            raise
 
     def run_artifacts(self, repository: str, run_id: int) -> list[object]:
         """Every artifact record of one run."""
