@@ -170,7 +170,20 @@ def run_history(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
         console.emit(console.failure_text(error), github=False)
         return 1
     # With CI results, what no rule forces over the measured changes: the most scoring could save.
-    top = ceiling(read_changes(out)) if collector is not None else None
+    # Over this run's changes with a results file: the others are in the table above with the
+    # reason, and a results file that cannot be read is counted by the ceiling as left out.
+    with_results = {
+        outcome.change.head
+        for outcome in outcomes
+        if outcome.ci is not None and outcome.ci.results is not None
+    }
+    top = (
+        ceiling(
+            [change for change in read_changes(out) if change.report.tested_sha in with_results]
+        )
+        if collector is not None
+        else None
+    )
     if namespace.format == c.HISTORY_FORMAT_JSON:
         document = history_json(outcomes)
         if top is not None:

@@ -141,6 +141,8 @@ WORKFLOW_KEY_NEEDS: Final = "needs"
 WORKFLOW_KEY_USES: Final = "uses"
 WORKFLOW_KEY_STRATEGY: Final = "strategy"
 WORKFLOW_KEY_MATRIX: Final = "matrix"
+WORKFLOW_MATRIX_INCLUDE: Final = "include"
+WORKFLOW_MATRIX_EXCLUDE: Final = "exclude"
 # A called workflow's jobs are listed as "<caller name> / <called job name>".
 WORKFLOW_CALLED_JOB_SEPARATOR: Final = " / "
 WORKFLOW_EXPRESSION_PATTERN: Final = r"\$\{\{.*?\}\}"

@@ -30,6 +30,7 @@ __all__ = [
     "WorkflowJob",
     "attribution_for",
     "ci_workflow",
+    "matrix_values",
     "read_ci_workflow",
     "sorted_tasks",
     "workflow_path",
@@ -37,6 +38,11 @@ __all__ = [
 
 _EXPRESSION = re.compile(c.WORKFLOW_EXPRESSION_PATTERN, re.DOTALL)
 _MATRIX_WORD = re.compile(rf"\b{c.WORKFLOW_KEY_MATRIX}\b")
+# An expression that is a matrix value and nothing else: ``${{ matrix.os }}``.
+_MATRIX_KEY = re.compile(
+    rf"\$\{{\{{\s*{c.WORKFLOW_KEY_MATRIX}\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}}\}}",
+    re.ASCII | re.IGNORECASE,
+)
 # Whatever an expression or a matrix evaluates to: any text, none included.
 _ANY = ".*"
 _MATRIX_SUFFIX = rf"(?:{re.escape(c.MATRIX_JOB_NAME_SEPARATOR)}.*\))?"
@@ -76,13 +82,89 @@ class CiWorkflow:
         return _read_only({job.id: job.needs for job in self.jobs})
 
 
-def _name_pattern(template: str) -> str:
-    """The names ``template`` may evaluate to: its text as written, each expression as any."""
+def _scalar_text(value: object) -> str | None:
+    """A matrix value as an expression renders it in a name, or None for one that is not a
+    plain scalar (an object or a list is rendered in ways not modelled here)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, str):
+        return value
+    return None
+
+
+def matrix_values(strategy: object) -> Mapping[str, tuple[str, ...]] | None:
+    """Each key of a written-out matrix (lower-cased) and every text its value may read as, or
+    None when the matrix is computed (an expression in its shape) and any value is possible.
+
+    A key that only ``include`` adds is missing from some legs, which read it as empty text.
+    """
+    if not isinstance(strategy, Mapping):
+        return None
+    matrix = strategy.get(c.WORKFLOW_KEY_MATRIX)
+    if not isinstance(matrix, Mapping):
+        return None
+    axes: dict[str, list[object]] = {}
+    included: list[Mapping[object, object]] = []
+    for key, value in matrix.items():
+        if key == c.WORKFLOW_MATRIX_INCLUDE:
+            if not isinstance(value, list) or not all(isinstance(row, Mapping) for row in value):
+                return None
+            included = value
+        elif key == c.WORKFLOW_MATRIX_EXCLUDE:
+            continue  # removing legs never adds a name
+        elif isinstance(key, str) and isinstance(value, list):
+            axes[key] = value
+        else:
+            return None
+    values: dict[str, set[str]] = {}
+    for key, listed in axes.items():
+        for item in listed:
+            text = _scalar_text(item)
+            if text is None:
+                return None
+            values.setdefault(key, set()).add(text)
+    for row in included:
+        for key, item in row.items():
+            text = _scalar_text(item)
+            if not isinstance(key, str) or text is None:
+                return None
+            values.setdefault(key, set()).add(text)
+    for key in values:
+        if key not in axes:
+            # Only some legs carry a key that include alone adds; the others read it as empty.
+            values[key].add("")
+    # Expressions read properties whatever their case, as GitHub does.
+    folded: dict[str, set[str]] = {}
+    for key, found in values.items():
+        folded.setdefault(key.lower(), set()).update(found)
+    return MappingProxyType({key: tuple(sorted(found)) for key, found in folded.items()})
+
+
+def _expression_pattern(expression: str, matrix: Mapping[str, tuple[str, ...]] | None) -> str:
+    """What one ``${{ }}`` may read as: exactly a written-out matrix key's values when it is
+    nothing but ``matrix.<key>``, any text otherwise."""
+    named = _MATRIX_KEY.fullmatch(expression)
+    if named is None or matrix is None:
+        return _ANY
+    found = matrix.get(named.group(1).lower())
+    if found is None:
+        # A key the matrix does not have reads as empty text.
+        return ""
+    return "(?:" + "|".join(re.escape(text) for text in found) + ")"
+
+
+def _name_pattern(template: str, matrix: Mapping[str, tuple[str, ...]] | None = None) -> str:
+    """The names ``template`` may evaluate to: its text as written, each expression as what it
+    may read as (:func:`_expression_pattern`)."""
     parts: list[str] = []
     position = 0
     for found in _EXPRESSION.finditer(template):
         parts.append(re.escape(template[position : found.start()]))
-        parts.append(_ANY)
+        parts.append(_expression_pattern(found.group(), matrix))
         position = found.end()
     parts.append(re.escape(template[position:]))
     return "".join(parts)
@@ -103,7 +185,7 @@ def _job_pattern(job_id: str, body: Mapping[object, object]) -> str:
         own = re.escape(job_id)
         uses_matrix = False
     elif isinstance(template, str):
-        own = _name_pattern(template)
+        own = _name_pattern(template, matrix_values(body.get(c.WORKFLOW_KEY_STRATEGY)))
         uses_matrix = any(
             _MATRIX_WORD.search(found.group()) for found in _EXPRESSION.finditer(template)
         )

@@ -11,8 +11,10 @@ import jsonschema
 import pytest
 
 from jev_select.core.ci_jobs import (
+    WorkflowJob,
     attribution_for,
     ci_workflow,
+    matrix_values,
     read_ci_workflow,
     workflow_path,
 )
@@ -84,7 +86,9 @@ def ref(job: str | None, workflow: str = ".github/workflows/ci.yml") -> JobRef:
         ("unit (3.11)", ("unit",)),
         ("unit (3.11, x)", ("unit",)),
         ("Unit 3.11 on linux", ("named",)),  # the name reads matrix: no suffix is added
-        ("Unit 3.11 on linux (3.11, linux)", ("named",)),  # an expression matches anything
+        # A written-out matrix value reads as one of its values, nothing longer.
+        ("Unit 3.11 on linux (3.11, linux)", ()),
+        ("Unit 3.12 on linux", ()),
         ("Lint", ("lint",)),
         ("lint", ()),  # the ID of a named job is not its listed name
         ("Lint (x)", ()),
@@ -256,3 +260,54 @@ def test_billed_minutes_round_each_job_up() -> None:
     assert CiJob("a", None, (), "success", 1).billed_minutes == 1
     assert CiJob("a", None, (), "success", 60_000).billed_minutes == 1
     assert CiJob("a", None, (), "success", 60_001).billed_minutes == 2
+
+
+def _pattern_of(name: str, matrix: object) -> WorkflowJob:
+    found = ci_workflow({"jobs": {"job": {"name": name, "strategy": {"matrix": matrix}}}})
+    assert found is not None
+    return found.jobs[0]
+
+
+def test_a_written_out_matrix_names_exactly_its_values() -> None:
+    job = _pattern_of(
+        "${{ matrix.target }}",
+        {"target": ["wasm32-wasip1", "wasm32-wasip1-threads"], "include": [{"target": "x"}]},
+    )
+    assert [job.may_be(name) for name in ("wasm32-wasip1", "wasm32-wasip1-threads", "x")] == [
+        True,
+        True,
+        True,
+    ]
+    # Not any other job's name: a name that is only an expression no longer matches everything.
+    assert not job.may_be("clippy")
+    assert not job.may_be("wasm32")
+
+
+def test_matrix_values_render_as_github_renders_them() -> None:
+    assert matrix_values(
+        {"matrix": {"Python": [3.10, "3.11", 3], "ok": [True], "include": [{"extra": "a"}]}}
+    ) == {"python": ("3", "3.1", "3.11"), "ok": ("true",), "extra": ("", "a")}
+    # A property is read whatever its case; a key the matrix lacks reads as empty text.
+    job = _pattern_of("Test ${{ MATRIX.PYTHON }}${{ matrix.none }}", {"python": ["3.12"]})
+    assert job.may_be("Test 3.12")
+    assert not job.may_be("Test 3.13")
+
+
+@pytest.mark.parametrize(
+    "matrix",
+    [
+        "${{ fromJSON(needs.setup.outputs.matrix) }}",
+        {"os": "${{ fromJSON(inputs.os) }}"},
+        {"os": [{"name": "linux"}]},
+        {"include": "${{ fromJSON(needs.setup.outputs.rows) }}"},
+    ],
+    ids=["computed", "computed-axis", "object-values", "computed-include"],
+)
+def test_a_computed_or_structured_matrix_may_read_as_anything(matrix: object) -> None:
+    assert _pattern_of("Build ${{ matrix.os }}", matrix).may_be("Build anything at all")
+
+
+def test_other_expressions_still_read_as_anything() -> None:
+    job = _pattern_of("Lint ${{ matrix.os || 'all' }}", {"os": ["linux"]})
+    assert job.may_be("Lint all")
+    assert job.may_be("Lint something else")
