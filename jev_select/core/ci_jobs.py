@@ -145,15 +145,15 @@ def matrix_values(strategy: object) -> Mapping[str, tuple[str, ...]] | None:
 
 
 def _expression_pattern(expression: str, matrix: Mapping[str, tuple[str, ...]] | None) -> str:
-    """What one ``${{ }}`` may read as: exactly a written-out matrix key's values when it is
-    nothing but ``matrix.<key>``, any text otherwise."""
+    """What one ``${{ }}`` may read as: a written-out matrix key's values (empty text for a key
+    the matrix lacks) or the expression itself, when it is nothing but ``matrix.<key>``; any
+    text otherwise."""
     named = _MATRIX_KEY.fullmatch(expression)
     if named is None or matrix is None:
         return _ANY
-    found = matrix.get(named.group(1).lower())
-    if found is None:
-        # A key the matrix does not have reads as empty text.
-        return ""
+    # A job its condition skipped is listed once, its matrix never expanded: the expression
+    # then stands in the name as written.
+    found = (*matrix.get(named.group(1).lower(), ("",)), expression)
     return "(?:" + "|".join(re.escape(text) for text in found) + ")"
 
 

@@ -311,3 +311,9 @@ def test_other_expressions_still_read_as_anything() -> None:
     job = _pattern_of("Lint ${{ matrix.os || 'all' }}", {"os": ["linux"]})
     assert job.may_be("Lint all")
     assert job.may_be("Lint something else")
+
+
+def test_a_skipped_matrix_job_is_listed_under_its_name_as_written() -> None:
+    job = _pattern_of("Build ${{ matrix.os }}", {"os": ["linux", "macos"]})
+    assert job.may_be("Build ${{ matrix.os }}")
+    assert not job.may_be("Build ${{ matrix.arch }}")
