@@ -31,7 +31,6 @@ from ..version import __version__
 from . import console
 from .plan import add_plan_parser
 from .plan_github import print_masks, run_github_plan
-from .plan_local import run_local_plan
 
 __all__ = ["main"]
 
@@ -167,6 +166,9 @@ def run_plan(namespace: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """``jev-select plan`` in either mode."""
     if console.github_mode(environ):
         return run_github_plan(namespace, environ)
+    # Imported here: the local mode's git runner is nothing a step on a runner needs.
+    from .plan_local import run_local_plan
+
     return run_local_plan(namespace, environ)
 
 

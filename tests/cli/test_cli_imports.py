@@ -109,3 +109,16 @@ def test_the_recorder_sees_what_a_planned_run_loads(tmp_path: Path) -> None:
     assert completed.returncode == 1  # the manual lookup fails: no server
     loaded = json.loads((tmp_path / "modules.json").read_text("utf-8"))
     assert "requests" in loaded
+
+
+def test_a_bypass_on_a_runner_loads_neither_the_local_mode_nor_a_process_runner(
+    tmp_path: Path,
+) -> None:
+    env = GitHubEnv(root=tmp_path, event_name="push", inputs={"tasks": TASKS})
+    env.event = {}
+    record = tmp_path / "modules.json"
+    loaded_modules(env, record)
+    modules = set(json.loads(record.read_text("utf-8")))
+    assert "jev_select.cli.plan" in modules  # the recorder saw the plan command
+    assert sorted(modules & {"jev_select.cli.plan_local", "jev_select.edges.git.runner"}) == []
+    assert "subprocess" not in modules

@@ -10,6 +10,8 @@ import hashlib
 import importlib.util
 import io
 import os
+import stat
+import sys
 import urllib.error
 import zipfile
 from collections.abc import Iterator
@@ -108,3 +110,80 @@ def test_the_wheelhouse_must_be_an_absolute_directory(tmp_path: Path) -> None:
     with pytest.raises(installer.InstallError, match="JEV_SELECT_WHEELHOUSE"):
         installer.install(tmp_path, {"JEV_SELECT_WHEELHOUSE": "relative/wheels"})
     assert not (tmp_path / "jev-select-venv").exists()
+
+
+def member(name: str, mode: int = 0o100644) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name)
+    info.external_attr = mode << 16
+    return info
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../x.py",
+        "a/../../x.py",
+        "a/./x.py",
+        "a//x.py",
+        "/etc/x.py",
+        "C:/x.py",
+        "C:x.py",
+        "a\\..\\x.py",
+        "a/x.py:stream",
+        "",
+    ],
+)
+def test_a_bundle_member_name_that_could_leave_the_target_is_refused(name: str) -> None:
+    installer = load_installer()
+    with pytest.raises(installer.InstallError, match="unsafe name"):
+        installer.member_parts(member(name))
+
+
+@pytest.mark.parametrize("kind", [stat.S_IFLNK, stat.S_IFCHR, stat.S_IFIFO, stat.S_IFSOCK])
+def test_a_bundle_member_that_is_not_a_plain_file_is_refused(kind: int) -> None:
+    installer = load_installer()
+    with pytest.raises(installer.InstallError, match="not a plain file"):
+        installer.member_parts(member("yaml/x.py", kind | 0o777))
+
+
+def test_plain_members_keep_their_parts_and_directories_are_skipped() -> None:
+    installer = load_installer()
+    assert installer.member_parts(member("yaml/x.py")) == ("yaml", "x.py")
+    assert installer.member_parts(member("yaml/x.py", 0)) == ("yaml", "x.py")
+    assert installer.member_parts(member("yaml/", stat.S_IFDIR | 0o755)) is None
+    assert installer.member_parts(member("yaml/sub/")) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "cpython-311-x jev-select-runtime-cpython-311-x.zip sha256:" + "0" * 64 + "\n",
+            "names no requirements.lock",
+        ),
+        ("requirements sha256:" + "0" * 64 + "\nkey other.zip sha256:" + "0" * 64, "malformed"),
+        ("requirements sha256:" + "0" * 63 + "\n", "malformed digest"),
+        ("requirements md5:" + "0" * 64 + "\n", "malformed digest"),
+    ],
+)
+def test_a_malformed_bundle_lock_stops_the_install(tmp_path: Path, text: str, message: str) -> None:
+    installer = load_installer()
+    lock = tmp_path / "bundles.lock"
+    lock.write_text(text, encoding="utf-8")
+    with pytest.raises(installer.InstallError, match=message):
+        installer.parse_bundle_lock(lock)
+
+
+def test_a_bundle_lock_names_each_key_s_own_file(tmp_path: Path) -> None:
+    installer = load_installer()
+    lock = tmp_path / "bundles.lock"
+    digest = "ab" * 32
+    key = installer.bundle_key()
+    name = installer.bundle_file_name(key)
+    lock.write_text(
+        f"# comment\nrequirements sha256:{'0' * 64}\n{key} {name} sha256:{digest}\n",
+        encoding="utf-8",
+    )
+    assert installer.parse_bundle_lock(lock) == ("0" * 64, {key: (name, digest)})
+    assert key.startswith(sys.implementation.cache_tag + "-")
+    assert key.endswith(installer.platform_key())

@@ -1,7 +1,9 @@
 """The steps of action.yml, run for real with bash the way the runner runs composite steps.
 
-Nothing is stubbed. The install step runs verbatim: ``action/install.py`` verifies and unpacks uv,
-creates the private environment and has uv install ``requirements.lock`` into it; the plan step
+Nothing is stubbed. The install step runs verbatim, both ways it can go: without ``dist/``,
+``action/install.py`` verifies and unpacks uv, creates the private environment and has uv install
+``requirements.lock`` into it; with the bundle a release commit carries (built here by
+scripts/bundle.py from the same wheels), it verifies and lays out the bundle instead; the plan step
 runs ``jev-select plan`` from that environment with a ``push`` event (the bypass path: no git, no
 network). Tests stay offline, so the wheels come from a wheelhouse rebuilt from the test
 environment (tests/support/wheelhouse.py) through the action's documented ``JEV_SELECT_WHEELHOUSE``
@@ -423,20 +425,55 @@ def make_job(root: Path) -> Job:
     return Job(root, action_path, wheels, workspace, runner_temp, home, sentinels, hostile_env)
 
 
+def bundle_action(job: Job) -> Path:
+    """The bundle of this interpreter, built into the job's action path from the job's wheels,
+    as the release workflow builds it into a release commit."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "bundle.py"),
+            "build",
+            "--root",
+            str(job.action_path),
+            "--wheelhouse",
+            str(job.wheels),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return Path(result.stdout.strip())
+
+
 @dataclass(frozen=True)
 class Installed:
     job: Job
     result: subprocess.CompletedProcess[str]
+    source: str  # "index": requirements.lock through uv; "bundle": the action's dist/
 
     @property
     def runner_temp(self) -> Path:
         return self.job.runner_temp
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+# Both ways the install step can go run the whole module: an action checkout without dist/
+# (uv, the hash-checked lock) and a release checkout with a bundle for this interpreter.
+@pytest.fixture(scope="module", params=["index", "bundle"])
+def installed(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Installed:
     job = make_job(tmp_path_factory.mktemp("job"))
-    return Installed(job, job.run("install", {}))
+    if request.param == "bundle":
+        bundle_action(job)
+    return Installed(job, job.run("install", {}), request.param)
+
+
+def import_roots(site: Path) -> list[str]:
+    """site-packages and the archives its jev-select.pth adds to the path (a bundled install)."""
+    path_file = site / "jev-select.pth"
+    lines = path_file.read_text(encoding="utf-8").splitlines() if path_file.exists() else []
+    return [str(site), *(str(site / line) for line in lines)]
 
 
 def sentinels_of(job: Job) -> dict[str, str]:
@@ -498,7 +535,8 @@ def test_install_step_takes_only_the_locked_wheels(installed: Installed) -> None
     venv = installed.runner_temp / "jev-select-venv"
     site = next((venv / "lib").glob("python3*/site-packages"))
     installed_names = {
-        str(canonicalize_name(d.metadata["Name"])) for d in metadata.distributions(path=[str(site)])
+        str(canonicalize_name(d.metadata["Name"]))
+        for d in metadata.distributions(path=import_roots(site))
     }
     locked = {
         str(canonicalize_name(name))
@@ -506,6 +544,23 @@ def test_install_step_takes_only_the_locked_wheels(installed: Installed) -> None
     }
     assert installed_names == locked | {c.DISTRIBUTION_NAME}
     assert not list(site.glob("*forged*"))
+
+
+def test_a_bundled_install_runs_neither_uv_nor_the_index(installed: Installed) -> None:
+    uv_used = (installed.runner_temp / "jev-select-uv").exists()
+    site = next((installed.runner_temp / "jev-select-venv" / "lib").glob("python3*/site-packages"))
+    assert uv_used == (installed.source == "index")
+    assert (site / "jev-select-runtime.zip").is_file() == (installed.source == "bundle")
+    if installed.source == "bundle":
+        # The package is the checkout's, never a copy from the bundle.
+        with zipfile.ZipFile(site / "jev-select.zip") as package:
+            sources = {name for name in package.namelist() if not name.endswith(".pyc")}
+        checkout = {
+            path.relative_to(installed.job.action_path).as_posix()
+            for path in (installed.job.action_path / "jev_select").rglob("*")
+            if path.is_file()
+        }
+        assert sources == checkout
 
 
 @pytest.mark.parametrize("target", ["dependency", "installer"])

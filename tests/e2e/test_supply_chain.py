@@ -8,6 +8,9 @@
   other index, URL or editable source;
 - the action installs only with ``--require-hashes`` and wheels, through ``action/install.py`` and
   uv, which ``action/installer.lock`` pins by SHA-256 for every runner platform;
+- the release workflow builds each runtime bundle on its own runner without write access, pins and
+  verifies them before the one job that may write commits them on top of the release commit, and
+  the main line tracks no bundle;
 - ``zizmor`` (offline) finds nothing in the action and the example workflows;
 - the distribution is ``jev-ci-select`` (the index name ``jev-select`` is an unrelated project),
   nothing tells anyone to install that name, and the Apache-2.0 LICENSE ships in wheel and sdist.
@@ -290,3 +293,46 @@ def test_the_license_is_apache_2_and_ships_in_wheel_and_sdist(tmp_path: Path) ->
     assert "License-File: LICENSE" in metadata_text.splitlines()
     with tarfile.open(out / sdist_name) as sdist:
         assert f"{sdist_name.removesuffix('.tar.gz')}/LICENSE" in sdist.getnames()
+
+
+RELEASE = ROOT / ".github" / "workflows" / "release.yml"
+
+
+def _runs(job: dict[str, Any]) -> str:
+    return "\n".join(str(step.get("run", "")) for step in job["steps"])
+
+
+def test_the_release_builds_each_bundle_on_its_runner_and_pins_them_before_committing() -> None:
+    workflow = _load(RELEASE)
+    jobs = workflow["jobs"]
+    for reference in _uses(workflow):
+        assert SHA_PINNED.fullmatch(reference), reference
+    bundle, commit, release = jobs["bundle"], jobs["bundle-commit"], jobs["github-release"]
+    # Built without write access, from the locked wheels, and checked by an install that must
+    # not reach uv; only the job that commits may write, and it verifies first.
+    assert bundle["permissions"] == {"contents": "read"}
+    assert "python scripts/bundle.py build --download" in _runs(bundle)
+    assert 'test ! -e "$RUNNER_TEMP/jev-select-uv"' in _runs(bundle)
+    assert commit["permissions"] == {"contents": "write"}
+    assert set(commit["needs"]) == {"bundle", "publish"}
+    lock = _runs(commit).index("python scripts/bundle.py lock")
+    verify = _runs(commit).index("python scripts/bundle.py verify")
+    assert lock < verify < _runs(commit).index("git/commits")
+    # The floating tag names the bundled commit, whose parent is the tag's own commit.
+    assert "parents: [$parent]" in _runs(commit)
+    moved = next(step for step in release["steps"] if "major tag" in step.get("name", ""))
+    assert moved["env"]["SHA"] == "${{ needs.bundle-commit.outputs.sha }}"
+
+
+def test_the_main_line_tracks_no_bundle() -> None:
+    # Bundles exist on the commits the release workflow makes, never on a branch.
+    tracked = [path for path in _tracked_files() if path.relative_to(ROOT).parts[:1] == ("dist",)]
+    assert tracked == []
+
+
+def test_the_bundled_install_reads_only_the_action_checkout_and_the_standard_library() -> None:
+    source = INSTALLER.read_text("utf-8")
+    assert 'BUNDLE_LOCK = ACTION_ROOT / "dist" / "bundles.lock"' in source
+    # The network and uv belong to the index install only: urllib is imported where it is used.
+    assert "\nimport urllib" not in source
+    assert "import urllib.request" in source
