@@ -15,7 +15,6 @@ import argparse
 import functools
 import importlib.resources
 import os
-import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -43,8 +42,7 @@ from ..edges.git.runner import GitTimeBound
 from ..edges.github.roots import api_root_from_environment
 from ..edges.readers import read_json, read_report
 from ..errors import CommandFailure, InvocationError
-from .arguments import integer_in
-from .progress import end_steps
+from .actions_client import actions_client, add_actions_arguments
 from .results import results_from_jobs
 
 if TYPE_CHECKING:
@@ -79,22 +77,7 @@ def register_github(history: argparse.ArgumentParser) -> None:
     history.add_argument(
         "--ci-workflow", metavar="FILE", help="the workflow whose jobs are the tasks (or ID)"
     )
-    history.add_argument(
-        "--map", dest="job_map", metavar="PATH", help="JSON file mapping job names to task IDs"
-    )
-    history.add_argument(
-        "--max-wait",
-        metavar="SECONDS",
-        type=integer_in(0, c.ROLLOUT_MAX_WAIT_LIMIT_S),
-        default=c.ROLLOUT_DEFAULT_MAX_WAIT_S,
-        help="seconds the command may wait on rate limits in total (default %(default)s)",
-    )
-    history.add_argument(
-        "--token-env",
-        metavar="NAME",
-        default=c.LOCAL_GITHUB_TOKEN_ENV,
-        help="environment variable holding the GitHub token",
-    )
+    add_actions_arguments(history)
 
 
 def github_settings(
@@ -119,17 +102,7 @@ def github_settings(
     root = api_root_from_environment(environ)
     if root is None:
         raise HistoryFailure(c.HISTORY_INVALID_SETTINGS)
-    from ..edges.github.actions import ActionsHistory
-
-    def tell(seconds: float) -> None:
-        # Progress, not a diagnostic: stderr, so that a JSON standard output stays one document.
-        end_steps()
-        sys.stderr.write(c.ROLLOUT_WAIT_TEMPLATE.format(seconds=int(seconds)) + "\n")
-        sys.stderr.flush()
-
-    client = ActionsHistory(
-        root, environ.get(namespace.token_env, ""), max_wait=namespace.max_wait, on_wait=tell
-    )
+    client = actions_client(root, namespace, environ)
     return CiCollector(client, namespace.repository, workflow, job_map, table, environ)
 
 

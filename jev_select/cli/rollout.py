@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import sys
 from collections.abc import Mapping
 
 import attrs
@@ -43,6 +42,7 @@ from ..edges.httpio import HttpFailure, HttpTooLarge
 from ..edges.readers import parse_report, read_json
 from ..errors import CommandFailure, InvocationError
 from . import console
+from .actions_client import actions_client, add_actions_arguments
 from .arguments import integer_in
 from .progress import end_steps, show_step
 from .results import results_from_jobs
@@ -91,9 +91,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         f"{c.ROLLOUT_DEFAULT_SINCE_DAYS} days ago)",
     )
     rollout.add_argument(
-        "--map", dest="job_map", metavar="PATH", help="JSON file mapping job names to task IDs"
-    )
-    rollout.add_argument(
         "--out", required=True, metavar="DIR", help="directory for <run-id>/ measurements"
     )
     rollout.add_argument(
@@ -104,21 +101,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="the newest N observer runs at most (default %(default)s)",
     )
     rollout.add_argument(
-        "--max-wait",
-        metavar="SECONDS",
-        type=integer_in(0, c.ROLLOUT_MAX_WAIT_LIMIT_S),
-        default=c.ROLLOUT_DEFAULT_MAX_WAIT_S,
-        help="seconds the command may wait on rate limits in total (default %(default)s)",
-    )
-    rollout.add_argument(
         "--format", choices=c.ROLLOUT_FORMATS, default=c.ROLLOUT_FORMAT_TABLE, dest="format"
     )
-    rollout.add_argument(
-        "--token-env",
-        metavar="NAME",
-        default=c.LOCAL_GITHUB_TOKEN_ENV,
-        help="environment variable holding the GitHub token",
-    )
+    add_actions_arguments(rollout)
     rollout.set_defaults(handler=run_rollout)
 
 
@@ -174,16 +159,7 @@ def run_rollout(namespace: argparse.Namespace, environ: Mapping[str, str]) -> in
     if root is None:
         raise RolloutFailure(c.ROLLOUT_INVALID_SETTINGS)
 
-    def tell(seconds: float) -> None:
-        # Progress, not a diagnostic: stderr in both modes, so a JSON standard output stays one
-        # document even inside Actions.
-        end_steps()
-        sys.stderr.write(c.ROLLOUT_WAIT_TEMPLATE.format(seconds=int(seconds)) + "\n")
-        sys.stderr.flush()
-
-    client = ActionsHistory(
-        root, environ.get(namespace.token_env, ""), max_wait=namespace.max_wait, on_wait=tell
-    )
+    client = actions_client(root, namespace, environ)
     outcomes = _Collector(client, settings).collect()
     console.write(rollout_text(outcomes, namespace.format))
     return 0

@@ -17,9 +17,9 @@ from support.calibration import (
     RESULTS_E,
     write_measurement,
 )
+from support.cliutil import run_main
 
 from jev_select import contracts as c
-from jev_select.cli import main
 from jev_select.core.calibrate import (
     Calibration,
     Measurement,
@@ -35,12 +35,6 @@ def _local_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def _pairs(tmp_path: Path) -> list[str]:
     args: list[str] = []
     for index, (report, results) in enumerate(ALL_PAIRS):
@@ -53,7 +47,7 @@ def _expected() -> Calibration:
 
 
 def test_json_from_pairs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "calibrate", *_pairs(tmp_path), "--format", "json")
+    code, out, err = run_main(capsys, "calibrate", *_pairs(tmp_path), "--format", "json")
     assert (code, err) == (0, "")
     assert json.loads(out) == calibration_json(_expected())
     first = json.loads(out)["thresholds"][0]
@@ -76,14 +70,14 @@ def test_a_directory_is_read_in_name_order(
     _pairs(tmp_path)
     (tmp_path / "unlabelled").mkdir()
     (tmp_path / "unlabelled" / "report.json").write_text(report_text(REPORT_A), "utf-8")
-    code, out, err = run(capsys, "calibrate", str(tmp_path), "--format", "markdown")
+    code, out, err = run_main(capsys, "calibrate", str(tmp_path), "--format", "markdown")
     assert code == 0
     assert err == c.CALIBRATE_LEFT_OUT_TEMPLATE.format(left_out=1, reports=6) + "\n"
     assert out == calibration_markdown(_expected())
 
 
 def test_table_and_thresholds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "calibrate", *_pairs(tmp_path), "--thresholds", "0.5,0.05")
+    code, out, _ = run_main(capsys, "calibrate", *_pairs(tmp_path), "--thresholds", "0.5,0.05")
     assert code == 0
     lines = out.splitlines()
     assert [line.split()[0] for line in lines[1:3]] == ["0.05", "0.5"]
@@ -96,13 +90,15 @@ def test_a_bad_measurement_fails_with_the_analyze_code(
     wrong = json.loads(json.dumps(RESULTS_A))
     wrong["tasks"]["api"]["duration_ms"] = -1
     args = write_measurement(tmp_path / "a", REPORT_A, wrong)
-    code, out, err = run(capsys, "calibrate", *args)
+    code, out, err = run_main(capsys, "calibrate", *args)
     assert (code, out) == (1, "")
     assert err == "jev-select: calibration failed (invalid-task-result).\n"
 
 
 def test_an_unreadable_file_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "calibrate", str(tmp_path / "r.json"), str(tmp_path / "s.json"))
+    code, out, err = run_main(
+        capsys, "calibrate", str(tmp_path / "r.json"), str(tmp_path / "s.json")
+    )
     assert (code, out) == (1, "")
     assert err == "jev-select: calibration failed (invalid-shadow-measurement).\n"
 
@@ -111,13 +107,13 @@ def test_an_unreadable_file_fails(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_bad_thresholds(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], thresholds: str
 ) -> None:
-    code, out, err = run(capsys, "calibrate", *_pairs(tmp_path), "--thresholds", thresholds)
+    code, out, err = run_main(capsys, "calibrate", *_pairs(tmp_path), "--thresholds", thresholds)
     assert (code, out) == (2, "")
     assert "--thresholds" in err
 
 
 def test_odd_file_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "calibrate", *_pairs(tmp_path)[:3])
+    code, _, err = run_main(capsys, "calibrate", *_pairs(tmp_path)[:3])
     assert code == 2
     assert "pairs" in err
 
@@ -127,7 +123,7 @@ def test_plot_without_matplotlib(
 ) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails as if not installed
     plot = tmp_path / "plot.png"
-    code, out, err = run(capsys, "calibrate", *_pairs(tmp_path), "--plot", str(plot))
+    code, out, err = run_main(capsys, "calibrate", *_pairs(tmp_path), "--plot", str(plot))
     assert (code, out) == (1, "")
     assert err == c.CALIBRATE_PLOT_UNAVAILABLE + "\n"
     assert not plot.exists()
@@ -136,7 +132,7 @@ def test_plot_without_matplotlib(
 def test_plot_with_matplotlib(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("matplotlib")
     plot = tmp_path / "plot.png"
-    code, _, err = run(capsys, "calibrate", *_pairs(tmp_path), "--plot", str(plot))
+    code, _, err = run_main(capsys, "calibrate", *_pairs(tmp_path), "--plot", str(plot))
     assert (code, err) == (0, "")
     assert plot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
@@ -158,7 +154,7 @@ def test_reports_without_any_results_file_are_nothing_to_calibrate(
     # What `history --out DIR` leaves: reports only.
     _unlabelled(tmp_path, "3f7c2a9d0e4b", "81be03c4d2a7")
     (tmp_path / "notes").mkdir()  # no report: not a measurement, not counted
-    code, out, err = run(capsys, "calibrate", str(tmp_path), "--format", "json")
+    code, out, err = run_main(capsys, "calibrate", str(tmp_path), "--format", "json")
     assert (code, out) == (1, "")
     assert err == c.CALIBRATE_NO_RESULTS_TEMPLATE.format(reports=2) + "\n"
     assert "none of the 2 report(s) has a results.json" in err
@@ -169,7 +165,7 @@ def test_reports_without_any_results_file_are_nothing_to_calibrate(
 def test_a_directory_without_reports_is_nothing_to_calibrate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(capsys, "calibrate", str(tmp_path))
+    code, out, err = run_main(capsys, "calibrate", str(tmp_path))
     assert (code, out, err) == (1, "", c.CALIBRATE_NO_REPORTS + "\n")
 
 
@@ -180,7 +176,7 @@ def test_reports_without_results_are_counted_on_stderr(
     _unlabelled(tmp_path, "unlabelled-1", "unlabelled-2")
     # Plain stderr in GitHub Actions too: stdout may be the step summary.
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    code, out, err = run(capsys, "calibrate", str(tmp_path), "--format", "markdown")
+    code, out, err = run_main(capsys, "calibrate", str(tmp_path), "--format", "markdown")
     assert code == 0
     assert out == calibration_markdown(_expected())
     assert err == c.CALIBRATE_LEFT_OUT_TEMPLATE.format(left_out=2, reports=7) + "\n"
@@ -218,7 +214,7 @@ def test_plot_of_nothing_judged_is_an_error(
     args = write_measurement(tmp_path / "c", REPORT_C, RESULTS_C)
     args += write_measurement(tmp_path / "e", REPORT_E, RESULTS_E)
     plot = tmp_path / "plot.png"
-    code, out, err = run(capsys, "calibrate", *args, "--plot", str(plot))
+    code, out, err = run_main(capsys, "calibrate", *args, "--plot", str(plot))
     assert (code, out) == (1, "")
     assert err == c.CALIBRATE_PLOT_EMPTY + "\n"
     assert not plot.exists()

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from support.ceiling import MINUTE, job, keyless, planned, preview, timed_results, write_change
+from support.cliutil import run_main
 
 from jev_select import contracts as c
-from jev_select.cli import main
 from jev_select.core.calibrate import calibrate, calibration_json, calibration_table
 from jev_select.core.ceiling import (
     Ceiling,
@@ -39,12 +39,6 @@ def jobs(scale: int) -> list[dict[str, object]]:
 @pytest.fixture(autouse=True)
 def _local_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def keyless_history(directory: Path) -> Path:
@@ -84,7 +78,7 @@ def test_without_a_key_the_ceiling_is_printed_alone(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     directory = keyless_history(tmp_path)
-    code, out, err = run(capsys, "calibrate", str(directory))
+    code, out, err = run_main(capsys, "calibrate", str(directory))
     assert (code, err) == (0, "")
     _, view = expected_ceiling(directory)
     assert out == ceiling_table(view) + c.CALIBRATE_NOT_SCORED_LINE + "\n"
@@ -101,7 +95,7 @@ def test_without_a_key_the_json_keeps_its_rows_of_no_skips_and_adds_the_ceiling(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     directory = keyless_history(tmp_path)
-    code, out, _ = run(capsys, "calibrate", str(directory), "--format", "json")
+    code, out, _ = run_main(capsys, "calibrate", str(directory), "--format", "json")
     assert code == 0
     value = json.loads(out)
     assert list(value) == ["thresholds", "recommended", "note", c.CALIBRATE_FIELD_CEILING]
@@ -117,7 +111,7 @@ def test_without_a_key_the_markdown_is_the_ceiling_and_the_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     directory = keyless_history(tmp_path)
-    code, out, _ = run(capsys, "calibrate", str(directory), "--format", "markdown")
+    code, out, _ = run_main(capsys, "calibrate", str(directory), "--format", "markdown")
     assert code == 0
     view = expected_ceiling(directory)[1]
     assert out == ceiling_markdown(view) + "\n" + c.CALIBRATE_NOT_SCORED_LINE + "\n"
@@ -127,7 +121,7 @@ def test_with_a_key_the_threshold_table_comes_first_then_the_ceiling(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     directory = keyed_history(tmp_path)
-    code, out, err = run(capsys, "calibrate", str(directory))
+    code, out, err = run_main(capsys, "calibrate", str(directory))
     assert (code, err) == (0, "")
     measurements, view = expected_ceiling(directory)
     assert out == calibration_table(calibrate(measurements)) + "\n" + ceiling_table(view)
@@ -139,7 +133,7 @@ def test_with_a_key_the_json_keeps_the_calibration_keys_and_adds_the_ceiling(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     directory = keyed_history(tmp_path)
-    code, out, _ = run(capsys, "calibrate", str(directory), "--format", "json")
+    code, out, _ = run_main(capsys, "calibrate", str(directory), "--format", "json")
     assert code == 0
     measurements, view = expected_ceiling(directory)
     assert json.loads(out) == {
@@ -152,7 +146,7 @@ def test_pairs_of_files_give_the_ceiling_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     directory = keyed_history(tmp_path)
-    code, out, _ = run(
+    code, out, _ = run_main(
         capsys,
         "calibrate",
         str(directory / "1a" / "report.json"),
@@ -171,7 +165,7 @@ def test_an_invalid_ci_block_is_an_invalid_measurement(
     results = timed_results(report, [job("unit", "unit", ["unit"], MINUTE)])
     results["ci"]["version"] = 2  # a version this reader does not know
     write_change(tmp_path / "1a", report, results)
-    code, out, err = run(capsys, "calibrate", str(tmp_path))
+    code, out, err = run_main(capsys, "calibrate", str(tmp_path))
     assert (code, out) == (1, "")
     assert err == c.CALIBRATE_FAILURE_TEMPLATE.format(code="invalid-shadow-measurement") + "\n"
 
@@ -183,7 +177,7 @@ def test_the_plot_is_written(
     pytest.importorskip("matplotlib")
     directory = history(tmp_path / "history")
     plot = tmp_path / "ceiling.png"
-    code, _, err = run(capsys, "calibrate", str(directory), "--plot", str(plot))
+    code, _, err = run_main(capsys, "calibrate", str(directory), "--plot", str(plot))
     assert (code, err) == (0, "")
     data = plot.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n")

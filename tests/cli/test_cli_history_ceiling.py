@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from support.fakeactions import FakeActions, job, run
+from support.fakeactions import FakeActions, actions_api, job, run
 from support.fakegithub import FakeGitHub
 from support.gitrepo import GitRepo
 
@@ -64,13 +64,7 @@ def sha(number: int) -> str:
 
 @pytest.fixture
 def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGitHub]:
-    with FakeGitHub(tls=True, prefix="/api/v3") as server:
-        assert server.ca_bundle is not None
-        for name in ("GITHUB_ACTIONS", "GITHUB_SERVER_URL", "JEV_API_KEY"):
-            monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("REQUESTS_CA_BUNDLE", server.ca_bundle)
-        monkeypatch.setenv("GITHUB_API_URL", server.url)
-        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    with actions_api(monkeypatch, TOKEN) as server:
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
         yield server
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from support.fakeactions import FakeActions, job, run
+from support.fakeactions import FakeActions, actions_api, job, run
 from support.fakegithub import FakeGitHub, FakeResponse
 from support.gitrepo import GitRepo
 
@@ -184,13 +184,7 @@ class Story:
 
 @pytest.fixture
 def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGitHub]:
-    with FakeGitHub(tls=True, prefix="/api/v3") as server:
-        assert server.ca_bundle is not None
-        for name in ("GITHUB_ACTIONS", "GITHUB_SERVER_URL", "JEV_API_KEY"):
-            monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("REQUESTS_CA_BUNDLE", server.ca_bundle)
-        monkeypatch.setenv("GITHUB_API_URL", server.url)
-        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    with actions_api(monkeypatch, TOKEN) as server:
         temp = tmp_path / "tmp"
         temp.mkdir()
         monkeypatch.setenv("TMPDIR", str(temp))

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cliutil import run_main
 from support.reports import make_report
 
 from jev_select import contracts as c
-from jev_select.cli import main
 from jev_select.core.plan_block import read_plan_block, render_plan_block
 from jev_select.core.report import report_text
 from jev_select.version import __version__
@@ -28,12 +28,6 @@ def _local_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def write_report(tmp_path: Path, report: Any) -> str:
     path = tmp_path / "report.json"
     path.write_text(report_text(report) if isinstance(report, dict) else report, "utf-8")
@@ -41,7 +35,7 @@ def write_report(tmp_path: Path, report: Any) -> str:
 
 
 def test_block_prints_the_plan_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "block", write_report(tmp_path, ENFORCED))
+    code, out, err = run_main(capsys, "block", write_report(tmp_path, ENFORCED))
     assert (code, err) == (0, "")
     assert out == render_plan_block(ENFORCED, __version__)
     assert out.startswith("<!-- jev-select-plan\n{\n")
@@ -55,17 +49,17 @@ def test_block_prints_the_plan_block(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_block_refuses_an_invalid_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str
 ) -> None:
-    code, out, err = run(capsys, "block", write_report(tmp_path, content))
+    code, out, err = run_main(capsys, "block", write_report(tmp_path, content))
     assert (code, out, err) == (1, "", NO_REPORT)
 
 
 def test_block_refuses_a_missing_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "block", str(tmp_path / "absent.json"))
+    code, out, err = run_main(capsys, "block", str(tmp_path / "absent.json"))
     assert (code, out, err) == (1, "", NO_REPORT)
 
 
 def block_text(tmp_path: Path, capsys: pytest.CaptureFixture[str], report: Any) -> str:
-    code, out, _ = run(capsys, "block", write_report(tmp_path, report))
+    code, out, _ = run_main(capsys, "block", write_report(tmp_path, report))
     assert code == 0
     return out
 
@@ -74,7 +68,7 @@ def test_round_trip_through_a_comment(tmp_path: Path, capsys: pytest.CaptureFixt
     block = block_text(tmp_path, capsys, ENFORCED)
     comment = tmp_path / "comment.md"
     comment.write_text("Selection for this pull request.\n\n" + block, encoding="utf-8")
-    code, out, err = run(capsys, "read-block", str(comment), "--tested-sha", TESTED)
+    code, out, err = run_main(capsys, "read-block", str(comment), "--tested-sha", TESTED)
     assert (code, err) == (0, "")
     plan = json.loads(out)
     assert out == json.dumps(plan, indent=2) + "\n"
@@ -106,7 +100,7 @@ def test_read_block_from_standard_input(
     block = block_text(tmp_path, capsys, ENFORCED)
     stdin = io.TextIOWrapper(io.BytesIO(block.encode()), encoding="utf-8")
     monkeypatch.setattr(sys, "stdin", stdin)
-    code, out, err = run(capsys, "read-block")
+    code, out, err = run_main(capsys, "read-block")
     assert (code, err) == (0, "")
     assert json.loads(out)["selected"] == ["Lint", "unit"]
 
@@ -119,10 +113,10 @@ def test_the_last_block_wins_even_when_malformed(
     assert broken != good
     text = tmp_path / "summary.md"
     text.write_text(good + "\nlater text\n" + broken, encoding="utf-8")
-    code, out, err = run(capsys, "read-block", str(text))
+    code, out, err = run_main(capsys, "read-block", str(text))
     assert (code, out, err) == (3, "", NO_PLAN)
     text.write_text(broken + good, encoding="utf-8")
-    code, out, _ = run(capsys, "read-block", str(text))
+    code, out, _ = run_main(capsys, "read-block", str(text))
     assert code == 0
     assert json.loads(out)["testedSha"] == TESTED
 
@@ -130,7 +124,7 @@ def test_the_last_block_wins_even_when_malformed(
 def test_stale_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = tmp_path / "summary.md"
     text.write_text(block_text(tmp_path, capsys, ENFORCED), encoding="utf-8")
-    code, out, err = run(capsys, "read-block", str(text), "--tested-sha", "d" * 40)
+    code, out, err = run_main(capsys, "read-block", str(text), "--tested-sha", "d" * 40)
     assert (code, out, err) == (3, "", NO_PLAN)
 
 
@@ -144,12 +138,12 @@ def test_no_usable_block(
 ) -> None:
     text = tmp_path / "summary.md"
     text.write_bytes(content)
-    code, out, err = run(capsys, "read-block", str(text))
+    code, out, err = run_main(capsys, "read-block", str(text))
     assert (code, out, err) == (3, "", NO_PLAN)
 
 
 def test_unreadable_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "read-block", str(tmp_path / "absent.md"))
+    code, out, err = run_main(capsys, "read-block", str(tmp_path / "absent.md"))
     assert (code, out, err) == (3, "", NO_PLAN)
     assert code == c.NO_PLAN_BLOCK_EXIT_CODE
 
@@ -158,7 +152,7 @@ def test_shadow_block_runs_everything(tmp_path: Path, capsys: pytest.CaptureFixt
     shadow = make_report({"unit": True, "docs": False})
     text = tmp_path / "summary.md"
     text.write_text(block_text(tmp_path, capsys, shadow), encoding="utf-8")
-    code, out, _ = run(capsys, "read-block", str(text))
+    code, out, _ = run_main(capsys, "read-block", str(text))
     assert code == 0
     plan = json.loads(out)
     assert plan["mode"] == "shadow"
@@ -169,9 +163,9 @@ def test_github_mode_prints_to_stdout_as_workflow_commands(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    code, out, err = run(capsys, "read-block", str(tmp_path / "absent.md"))
+    code, out, err = run_main(capsys, "read-block", str(tmp_path / "absent.md"))
     assert (code, out, err) == (3, "::warning::" + NO_PLAN, "")
-    code, out, err = run(capsys, "block", str(tmp_path / "absent.json"))
+    code, out, err = run_main(capsys, "block", str(tmp_path / "absent.json"))
     assert (code, out, err) == (1, "::error::" + NO_REPORT, "")
 
 
@@ -180,7 +174,7 @@ def test_github_mode_prints_to_stdout_as_workflow_commands(
     [["block"], ["block", "a", "b"], ["read-block", "a", "b"], ["read-block", "--tested-sha"]],
 )
 def test_bad_usage(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
-    code, out, err = run(capsys, *args)
+    code, out, err = run_main(capsys, *args)
     # Local mode: argparse's usage of the subcommand and exit 2.
     assert (code, out) == (2, "")
     assert err.startswith(f"usage: jev-select {args[0]} ")

@@ -376,3 +376,12 @@ def run_check_locally(
     code = main([contracts.COMMAND_CHECK, *args])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``cli.main(args)`` in this process: the exit status, standard output and standard error."""
+    from jev_select.cli import main
+
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err

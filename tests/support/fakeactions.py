@@ -15,14 +15,17 @@ request the test did not expect answers 404.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
+import pytest
+
 from support.fakegithub import FakeGitHub, FakeResponse
 
-__all__ = ["FakeActions", "job", "run"]
+__all__ = ["FakeActions", "actions_api", "job", "run"]
 
 
 def run(
@@ -133,3 +136,18 @@ class FakeActions:
                 self.jobs_path(run_id, attempt, page + 1),
                 FakeResponse.json({"total_count": len(listed), "jobs": chunk}),
             )
+
+
+@contextlib.contextmanager
+def actions_api(monkeypatch: pytest.MonkeyPatch, token: str) -> Iterator[FakeGitHub]:
+    """A local HTTPS GitHub API under ``/api/v3`` that ``history --repository`` and ``rollout``
+    reach through the environment: ``GITHUB_API_URL``, the CA bundle, ``GITHUB_TOKEN``; outside
+    Actions and without a Jev key."""
+    with FakeGitHub(tls=True, prefix="/api/v3") as server:
+        assert server.ca_bundle is not None
+        for name in ("GITHUB_ACTIONS", "GITHUB_SERVER_URL", "JEV_API_KEY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", server.ca_bundle)
+        monkeypatch.setenv("GITHUB_API_URL", server.url)
+        monkeypatch.setenv("GITHUB_TOKEN", token)
+        yield server
