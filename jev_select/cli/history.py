@@ -5,12 +5,14 @@ Shell module. It lists the first-parent history of a local repository, picks the
 sent), states how many Jev requests a run with a key would send, then runs the planning pipeline
 in shadow mode on each change and writes one report per change under ``--out`` (default: a
 new temporary directory); the table ends with that directory's absolute path.
-Without a key (or without ``--allow-external-context``) nothing leaves the machine: external
-actions are not looked up, and each report is the pipeline's bypass report.
+Without a key (or without ``--allow-external-context``) nothing is sent to Jev and each report
+is the pipeline's bypass report; without ``--repository`` nothing leaves the machine at all and
+external actions are not looked up.
 
 With ``--repository`` and ``--ci-workflow`` it also measures each change on GitHub
-(``CiCollector``): the change's merged pull request, the last CI run of its head, and a
-results file beside the report, with the change's keyless preview.
+(``history_ci.CiCollector``): the change's merged pull request, the last CI run of its head, and
+a results file beside the report, with the change's keyless preview; external actions are then
+looked up as a run in Actions would, and the table ends with the ceiling.
 """
 
 from __future__ import annotations
@@ -83,7 +85,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             "Run the local plan in shadow mode on each recent merged change (merge commits "
             "against their first parent, squash merges '... (#123)' against their parent) and "
             "print what it would have done. Without JEV_API_KEY and --allow-external-context "
-            "nothing leaves the machine."
+            "nothing is sent to Jev; without --repository nothing leaves the machine. With "
+            "--repository and --ci-workflow each change is measured by its pull request's last "
+            "CI run, and the table ends with the ceiling: the CI minutes no rule forces."
         ),
         exit_on_error=False,
     )
