@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from support.fakeactions import FakeActions, actions_api, job, run
 from support.fakegithub import FakeGitHub
+from support.fakejev import FakeJev
 from support.gitrepo import GitRepo
 
 from jev_select import contracts as c
@@ -170,4 +171,38 @@ def test_a_second_run_reads_measured_changes_back_and_sends_nothing(
     assert {path: path.stat().st_mtime_ns for path in out.rglob("*.json")} == written
     view = json.loads(stdout)
     assert [change["ci"]["outcome"] for change in view["changes"]] == ["existing", "existing"]
+    assert view["ceiling"]["total"]["savable_minutes"] == 9
+
+
+def test_with_a_key_calibrate_runs_straight_on_the_history_directory(
+    repo: GitRepo,
+    tmp_path: Path,
+    fake: FakeGitHub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with FakeJev(tls=True, scores={"unit": 0.01, "docs": 0.9}) as jev:
+        assert jev.ca_bundle is not None
+        assert fake.ca_bundle is not None
+        # One bundle for both local servers, each with its own throwaway CA.
+        bundle = tmp_path / "cas.pem"
+        bundle.write_text(Path(fake.ca_bundle).read_text() + Path(jev.ca_bundle).read_text())
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(bundle))
+        monkeypatch.setenv("JEV_API_KEY", "ceiling-key-sentinel")
+        keyed = ("--api-base-url", jev.base_url, "--allow-external-context", "--yes")
+        assert history(capsys, repo, tmp_path, *keyed)[0] == 0
+        sent = len(jev.requests)
+        assert sent > 0
+        # Measured changes are read back: not one Jev request, not one GitHub request again.
+        fake.requests.clear()
+        assert history(capsys, repo, tmp_path, *keyed)[0] == 0
+        assert (len(jev.requests), fake.requests) == (sent, [])
+    code = main(["calibrate", str(tmp_path / "out"), "--format", "json", "--thresholds", "0.05"])
+    view = json.loads(capsys.readouterr().out)
+    assert code == 0
+    (row,) = view["thresholds"]
+    # Both changes were scored: docs is forced on the docs change and judged on the other, unit
+    # (0.01) judged and skipped on both; docs (0.9) runs.
+    assert (row["changes"], row["tasks_judged"]) == (2, 3)
+    assert row["would_skip"] == 2
     assert view["ceiling"]["total"]["savable_minutes"] == 9
