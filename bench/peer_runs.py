@@ -1,17 +1,22 @@
-"""Process runs, the push event and the runner environment of bench/peer_start.py.
+"""Process runs, the push event, the runner environment and the action archives of
+bench/peer_start.py.
 
 Both sides of that benchmark, the composite action's steps and paths-filter's script, start
 from what is here: one timed process (wall time, CPU time and peak RSS of its tree), one push
-event over this repository's last commits, and the fresh directories and variables the runner
-gives each step.
+event over this repository's last commits, the fresh directories and variables the runner
+gives each step, and the archive of each action's ref that the runner fetches and unpacks
+before the job's first step.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tarfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -204,3 +209,110 @@ def runner_environment(run_root: Path, push: Push, step: str) -> dict[str, str]:
     env.update({f"GITHUB_{name}": str(path) for name, path in files.items()})
     env.update({name: os.environ[name] for name in PASSED_THROUGH if name in os.environ})
     return env
+
+
+# ------------------------------------------------------------------------------------------
+# The action archive the runner fetches and unpacks for every job.
+# ------------------------------------------------------------------------------------------
+
+# The runner platforms a release carries a platform part for (the bundle job's matrix), with
+# the platform tags pip selects their wheels by (pip adds the older macOS versions itself, not
+# the older manylinux tags).
+RELEASE_PLATFORMS = {
+    "linux-x86_64-gnu": ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64"),
+    "linux-aarch64": ("manylinux_2_28_aarch64", "manylinux_2_17_aarch64", "manylinux2014_aarch64"),
+    "darwin-arm64": ("macosx_14_0_arm64",),
+    "darwin-x86_64": ("macosx_15_0_x86_64",),
+    "windows-amd64": ("win_amd64",),
+}
+# git archive compresses with zlib's default level, as GitHub's tarball of a ref does.
+GZIP_LEVEL = 6
+
+
+def download_platform_wheels(lock: Path, tags: Sequence[str], destination: Path) -> bool:
+    """The locked wheels of another platform, by pip with their hashes required; False when pip
+    cannot get them (no network): the caller then says it used a stand-in."""
+    command = [sys.executable, "-m", "pip", "download", "--quiet", "--isolated"]
+    command += ["--disable-pip-version-check", "--index-url", "https://pypi.org/simple"]
+    command += ["--only-binary", ":all:", "--no-deps", "--require-hashes"]
+    command += ["--python-version", "3.11", "--implementation", "cp", "--abi", "cp311"]
+    for tag in tags:
+        command += ["--platform", tag]
+    command += ["--dest", str(destination), "-r", str(lock)]
+    return subprocess.run(command, check=False, stdout=subprocess.DEVNULL).returncode == 0
+
+
+def release_dist(action: Path, destination: Path, work: Path, this_key: str) -> dict[str, str]:
+    """``dist/`` as a release commit carries it: the shared part, one platform part for every
+    platform of ``RELEASE_PLATFORMS`` and the lock. ``action/dist`` holds the shared part and
+    this platform's; the others are built from their own locked wheels. Returns how each
+    platform's part was made."""
+    destination.mkdir(parents=True)
+    for part in (action / "dist").glob("*.zip"):
+        shutil.copy2(part, destination / part.name)
+    cache_tag = sys.implementation.cache_tag
+    this_part = destination / f"jev-select-runtime-{cache_tag}-{this_key}.zip"
+    made = {this_key: "built here"}
+    stand_ins = []
+    for key, tags in RELEASE_PLATFORMS.items():
+        if key == this_key:
+            continue
+        wheels, built = work / f"wheels-{key}", work / f"dist-{key}"
+        wheels.mkdir(parents=True)
+        name = f"jev-select-runtime-{cache_tag}-{key}.zip"
+        if download_platform_wheels(action / "requirements.lock", tags, wheels):
+            command = [sys.executable, str(ROOT / "scripts" / "bundle.py"), "build"]
+            command += ["--part", "platform", "--platform-key", key, "--root", str(action)]
+            command += ["--wheelhouse", str(wheels), "--dist", str(built)]
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            shutil.copy2(built / name, destination / name)
+            made[key] = "built from its locked wheels"
+        else:
+            stand_ins.append(key)
+            made[key] = f"stand-in: a copy of the {this_key} part"
+    for key in stand_ins:
+        shutil.copy2(this_part, destination / f"jev-select-runtime-{cache_tag}-{key}.zip")
+    if stand_ins:
+        # A stand-in's manifest names this platform, so scripts/bundle.py would refuse to lock
+        # it; its line is only for the size, which it does not change.
+        lines = (action / "dist" / "bundles.lock").read_text("utf-8").splitlines()
+        lines += [f"{cache_tag}-{key} stand-in sha256:{'0' * 64}" for key in stand_ins]
+        (destination / "bundles.lock").write_text("\n".join(lines) + "\n", "utf-8")
+    else:
+        command = [sys.executable, str(ROOT / "scripts" / "bundle.py"), "lock"]
+        command += ["--root", str(action), "--dist", str(destination)]
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return made
+
+
+def action_archive(repository: Path, destination: Path, dist: Path | None = None) -> int:
+    """The tar.gz of ``git archive HEAD`` of ``repository``, with ``dist`` under ``dist/``;
+    return its size in bytes."""
+    prefix = f"{repository.name}/"
+    tar = subprocess.run(
+        ["git", "-C", str(repository), "archive", "--format=tar", f"--prefix={prefix}", "HEAD"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    with (
+        tarfile.open(fileobj=io.BytesIO(tar)) as source,
+        tarfile.open(destination, "w:gz", compresslevel=GZIP_LEVEL) as archive,
+    ):
+        for member in source.getmembers():
+            archive.addfile(member, source.extractfile(member) if member.isfile() else None)
+        for path in sorted(dist.iterdir()) if dist is not None else []:
+            info = archive.gettarinfo(str(path), arcname=f"{prefix}dist/{path.name}")
+            info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "root", "root"
+            with path.open("rb") as handle:
+                archive.addfile(info, handle)
+    return destination.stat().st_size
+
+
+def unpack(archive: Path, target: Path) -> Sample:
+    """``tar -xzf`` into a fresh directory: what the runner does with the archive it fetched."""
+    target.mkdir(parents=True)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    sample = timed(["tar", "-xzf", str(archive), "-C", str(target)], env, target)
+    if sample.code != 0:
+        raise fail(f"unpacking {archive.name}", sample)
+    return sample

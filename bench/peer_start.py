@@ -62,12 +62,15 @@ from peer_runs import (
     FILTERS,
     Push,
     Sample,
+    action_archive,
     fail,
     prepare_push,
     read_outputs,
     received_bytes,
+    release_dist,
     runner_environment,
     timed,
+    unpack,
 )
 
 EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
@@ -83,6 +86,13 @@ _IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
 # What an action checkout holds that the two steps read.
 ACTION_FILES = ("action.yml", "pyproject.toml", "README.md", "LICENSE", "requirements.lock")
 PATHS = ("bundle", "index")
+# The three archives whose unpack is timed: a release commit's, the same without dist/, and
+# paths-filter's at its checkout's HEAD.
+ARCHIVE_FILES = {
+    "release": "release.tar.gz",
+    "no-dist": "no-dist.tar.gz",
+    "paths-filter": "pf.tar.gz",
+}
 
 
 # ------------------------------------------------------------------------------------------
@@ -101,15 +111,17 @@ def copy_action(destination: Path) -> Path:
     return destination
 
 
-def build_bundle(action: Path, wheelhouse: Path | None) -> Path:
-    """scripts/bundle.py, as the release workflow runs it, into the copy's ``dist/``."""
+def build_bundle(action: Path, wheelhouse: Path | None) -> tuple[Path, Path]:
+    """scripts/bundle.py, as the release workflow runs it, into the copy's ``dist/``: the shared
+    part and this platform's."""
     source = ["--wheelhouse", str(wheelhouse)] if wheelhouse else ["--download"]
     command = [sys.executable, str(ROOT / "scripts" / "bundle.py"), "build", "--root", str(action)]
     subprocess.run([*command, *source], check=True, stdout=subprocess.DEVNULL)
-    bundles = sorted((action / "dist").glob("*.zip"))
-    if len(bundles) != 1:
+    parts = sorted((action / "dist").glob("*.zip"))
+    shared = [part for part in parts if part.name.endswith("-any.zip")]
+    if len(parts) != 2 or len(shared) != 1:
         raise SystemExit("scripts/bundle.py made no bundle")
-    return bundles[0]
+    return shared[0], next(part for part in parts if part not in shared)
 
 
 def action_steps(action: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
@@ -402,8 +414,19 @@ def main() -> None:
         root = Path(temp_name)
         actions = {path: copy_action(root / f"action-{path}") for path in PATHS}
         wheelhouse = options.wheelhouse.resolve() if options.wheelhouse else None
-        bundle = build_bundle(actions["bundle"], wheelhouse)
-        bundle_name, bundle_bytes = bundle.name, bundle.stat().st_size
+        shared, platform_part = build_bundle(actions["bundle"], wheelhouse)
+        prefix = f"jev-select-runtime-{sys.implementation.cache_tag}-"
+        this_key = platform_part.name.removeprefix(prefix).removesuffix(".zip")
+        dist = root / "release-dist"
+        made = release_dist(actions["bundle"], dist, root / "platform-wheels", this_key)
+        parts = {path.name: path.stat().st_size for path in sorted(dist.iterdir())}
+        archives = {
+            "release": action_archive(ROOT, root / ARCHIVE_FILES["release"], dist),
+            "no-dist": action_archive(ROOT, root / ARCHIVE_FILES["no-dist"]),
+            "paths-filter": action_archive(
+                options.paths_filter.resolve(), root / ARCHIVE_FILES["paths-filter"]
+            ),
+        }
         push = prepare_push(root)
         for number in range(runs):
             line = [f"run {number + 1}:"]
@@ -419,6 +442,13 @@ def main() -> None:
                     b_runs.append(b)
                     line.append(f"B {b.seconds * 1000:6.1f} ms;")
             print(" ".join(line).rstrip(";"), flush=True)
+        unpacks: dict[str, list[Sample]] = {name: [] for name in archives}
+        for number in range(runs):
+            # Interleaved, as the runs above; each into a fresh directory.
+            for name in archives:
+                target = root / f"unpack-{name}-{number}"
+                unpacks[name].append(unpack(root / ARCHIVE_FILES[name], target))
+                shutil.rmtree(target)
         for path in PATHS:
             profiles[path] = import_profiles(
                 root / f"importtime-{path}", push, python, 5, actions[path]
@@ -445,8 +475,7 @@ def main() -> None:
     print(
         f"push event, {runs} runs interleaved; A: Python {python_version}, B: node "
         f"{node_version.strip()} (the action asks for {peer.using}); "
-        f"{push.changed_files} files changed between {push.before[:7]} and {push.after[:7]}; "
-        f"bundle {bundle_name}, {bundle_bytes // 1024} KiB"
+        f"{push.changed_files} files changed between {push.before[:7]} and {push.after[:7]}"
     )
     print(table(["what", "median ms", "min ms", "max ms", "cpu ms", "peak RSS MiB"], rows))
     for name in PATHS:
@@ -472,6 +501,30 @@ def main() -> None:
                 "    own time per package: "
                 + ", ".join(f"{name} {value:.1f}" for name, value in profile.packages)
             )
+    unpack_ms = {name: median(ms(samples)) for name, samples in unpacks.items()}
+    extra_ms = round(unpack_ms["release"] - unpack_ms["no-dist"], 1)
+    bundle_total = figures["bundle"]["median_total_ms"]
+    counted = round(bundle_total + unpack_ms["release"], 1)
+    b_counted = round(b_median + unpack_ms["paths-filter"], 1)
+    sizes = ", ".join(f"{name} {size / 1e6:.2f} MB" for name, size in parts.items())
+    print(f"release dist/: {sizes}")
+    for key, how in made.items():
+        print(f"  {key}: {how}")
+    print(
+        "action archive (tar.gz of git archive HEAD): "
+        + ", ".join(f"{name} {size / 1e6:.2f} MB" for name, size in archives.items())
+        + "; tar -xzf medians: "
+        + ", ".join(f"{name} {value:.0f} ms" for name, value in unpack_ms.items())
+    )
+    print(
+        f"bypass, archive unpack not counted: A-bundle / B = {bundle_total / b_median:.1f}x "
+        f"({bundle_total:.0f} ms / {b_median:.0f} ms); dist/ adds {extra_ms:.0f} ms of unpack"
+    )
+    print(
+        f"bypass, each action's archive unpack counted: A-bundle / B = {counted / b_counted:.1f}x "
+        f"({bundle_total:.0f} + {unpack_ms['release']:.0f} ms / {b_median:.0f} + "
+        f"{unpack_ms['paths-filter']:.0f} ms); the download of the archives is not counted"
+    )
     results = write_results(
         "peer_start",
         {
@@ -486,7 +539,18 @@ def main() -> None:
                 "expected": push.expected,
             },
             "index": INDEX_URL,
-            "bundle": {"name": bundle_name, "bytes": bundle_bytes},
+            "bundle": {"shared": shared.name, "platform": platform_part.name},
+            "release_dist_bytes": parts,
+            "release_parts_made": made,
+            "archive_bytes": archives,
+            "unpack_ms": {name: ms(samples) for name, samples in unpacks.items()},
+            "unpack_median_ms": unpack_ms,
+            "bypass_with_unpack": {
+                "a_bundle_ms": counted,
+                "b_ms": b_counted,
+                "ratio": round(counted / b_counted, 2),
+                "dist_unpack_ms": extra_ms,
+            },
             "b_ms": b_ms,
             "b_cpu_ms": cpu_ms(b_runs),
             "b_peak_rss_kib": [b.max_rss_kib for b in b_runs],

@@ -1,41 +1,51 @@
-"""Build the action's runtime bundle: the locked wheels, unpacked and compiled, in one archive.
+"""Build the action's runtime bundle: the locked wheels, unpacked and compiled, in two parts.
 
 A bundle is what a JavaScript action's ``dist/`` is to its sources: the code the action runs,
 prepared once by the release workflow so that no job has to resolve, download or compile it.
-``action/install.py`` uses it when ``dist/bundles.lock`` pins a bundle for the running interpreter
-and platform, and installs ``requirements.lock`` from the index otherwise.
+``action/install.py`` uses it when ``dist/bundles.lock`` pins a part for the running interpreter's
+platform, and installs ``requirements.lock`` from the index otherwise.
 
-    python scripts/bundle.py build (--wheelhouse DIR | --download) [--dist DIR] [--root DIR]
+    python scripts/bundle.py build (--wheelhouse DIR | --download) [--part shared|platform|both]
+                                   [--platform-key KEY] [--dist DIR] [--root DIR]
     python scripts/bundle.py lock [--dist DIR] [--root DIR]
     python scripts/bundle.py verify [--dist DIR] [--root DIR]
 
-``build`` makes the bundle of the interpreter that runs it (CPython 3.11, as the action pins):
+The runner unpacks the action's whole archive at its ref for every job, so every byte of
+``dist/`` is paid by every job on every platform. Hence two parts: the **shared part**
+(``<cache tag>-any``), every distribution that is pure Python once its optional extension modules
+are left out, with the bytecode of ``jev_select``, built once; and one small **platform part** per
+runner platform, the distributions that still hold compiled code (rpds-py). ``build`` makes them
+with the interpreter that runs it (CPython 3.11, as the action pins):
 
 1. one wheel per pin of ``requirements.lock``, from ``--wheelhouse`` or fetched by pip with
    ``--require-hashes``; each file's SHA-256 must be one of the lock's hashes for its pin, checked
    here whoever fetched it;
-2. the wheels unpacked into a site-packages tree (``.data/purelib`` and ``.data/platlib`` merged in,
-   scripts, headers and data left out: the plan needs none of them), each member name checked as
-   ``action/install.py`` checks the bundle's;
+2. each wheel unpacked on its own (``.data/purelib`` and ``.data/platlib`` merged in, scripts,
+   headers and data left out: the plan needs none of them), each member name checked as
+   ``action/bundle_layout.py`` checks the bundle's; the extension modules of
+   ``OPTIONAL_EXTENSIONS`` removed; a wheel with compiled code left goes to the platform part,
+   any other to the shared part;
 3. every module compiled with checked hashes (``PycInvalidationMode.CHECKED_HASH``): the
    interpreter compares each ``.pyc`` with the hash of the source beside it and compiles the source
    instead when they differ, so bytecode can only ever stand for its own source. The ``.pyc`` sits
    beside its module (``m.pyc``, where zipimport looks), except in the packages that are written
    to disk at install (those with an extension module, and certifi and jsonschema_specifications,
    which read their own data files), where it is in ``__pycache__``. ``jev_select`` is compiled
-   from the checkout and only its bytecode is packed, under ``jev-select-package/`` where no import
-   finds it: the install pairs it with the action checkout's sources, so a checkout that differs
-   from the release runs its own code;
-4. one stored ZIP, which the installed environment imports from as it is; members sorted and dated
-   1980-01-01, so the same inputs give the same bytes; its first member,
-   ``jev-select-bundle.json``, names the interpreter, the platform, the wheels, the packages to
-   write to disk and the digest of the ``requirements.lock`` it was built from;
-5. ``dist/bundles.lock`` rewritten from every bundle in ``--dist``: the digest of
-   ``requirements.lock`` and each bundle's SHA-256.
+   from the checkout and only its bytecode is packed, in the shared part under
+   ``jev-select-package/`` where no import finds it: the install pairs it with the action
+   checkout's sources, so a checkout that differs from the release runs its own code;
+4. one stored ZIP per part, which the installed environment imports from as it is; members
+   sorted and dated 1980-01-01, so the same inputs give the same bytes; its first member,
+   ``jev-select-bundle.json``, names the part, its key, the interpreter, the wheels, the packages
+   to write to disk and the digest of the ``requirements.lock`` it was built from;
+5. ``dist/bundles.lock`` rewritten from every part in ``--dist``: the digest of
+   ``requirements.lock`` and each part's SHA-256.
 
-``lock`` only does step 5 (the release workflow builds on each runner and locks in one place);
-``verify`` checks that every pinned bundle is present, matches its digest and was built from the
-current ``requirements.lock``.
+``--platform-key`` builds the platform part of another platform from a wheelhouse of that
+platform's wheels (the bytecode depends only on the interpreter). ``lock`` only does step 5 (the
+release workflow builds on each runner and locks in one place); ``verify`` checks that every
+pinned part is present, matches its digest, was built from the current ``requirements.lock``, and
+that every platform part has its shared part.
 """
 
 from __future__ import annotations
@@ -70,11 +80,23 @@ PACKAGE_PYC_PREFIX = "jev-select-package"
 # metaschemas, which costs a start several times more inside a ZIP than on disk.
 DATA_ON_DISK = ("certifi", "jsonschema_specifications")
 NATIVE_SUFFIXES = (".so", ".pyd", ".dylib", ".dll")
+SHARED, PLATFORM = "shared", "platform"
+# Extension modules left out of the bundle, each with whether its pure-Python module must sit
+# beside it for the package to work without it. PyYAML's LibYAML binding is only imported by
+# the C loaders and dumpers, which jev_select never uses (yaml falls back to Python when the
+# binding is absent); charset_normalizer's mypyc modules compile the md.py and cd.py that the
+# wheel also ships, and the package imports those when the compiled ones are gone.
+OPTIONAL_EXTENSIONS = {
+    "yaml/_yaml": False,
+    "charset_normalizer/md": True,
+    "charset_normalizer/cd": True,
+}
 LOCK_HEADER = """\
-# Runtime bundles of the jev-select action, one per interpreter and platform, pinned by SHA-256.
-# Written by scripts/bundle.py on release commits only; action/install.py uses the line of the
-# running interpreter after checking the bundle's digest, and installs requirements.lock from the
-# index when no line matches. The first line names the requirements.lock the bundles hold.
+# Runtime bundle of the jev-select action, pinned by SHA-256: one shared part per interpreter
+# (<cache tag>-any) and one part per platform. Written by scripts/bundle.py on release commits
+# only; action/install.py uses the shared part and the line of the running platform after
+# checking both digests, and installs requirements.lock from the index when no platform line
+# matches. The first line names the requirements.lock the bundle holds.
 """
 
 
@@ -170,6 +192,38 @@ def unpack_wheel(installer: ModuleType, wheel: Path, site: Path) -> None:
         (path / "INSTALLER").write_text("jev-select bundle\n", encoding="utf-8")
 
 
+def drop_optional(site: Path) -> list[str]:
+    """Remove the extension modules of ``OPTIONAL_EXTENSIONS`` from one unpacked wheel; return
+    the names removed. One whose pure-Python module must be there is kept when it is not."""
+    dropped = []
+    for path in sorted(site.rglob("*")):
+        if not (path.is_file() and path.name.endswith(NATIVE_SUFFIXES)):
+            continue
+        relative = path.relative_to(site)
+        module = relative.parent / relative.name.split(".")[0]
+        if module.as_posix() not in OPTIONAL_EXTENSIONS:
+            continue
+        source = site / module.with_suffix(".py")
+        if OPTIONAL_EXTENSIONS[module.as_posix()] and not source.is_file():
+            continue
+        path.unlink()
+        dropped.append(relative.as_posix())
+    return dropped
+
+
+def has_native(site: Path) -> bool:
+    return any(path.is_file() and path.name.endswith(NATIVE_SUFFIXES) for path in site.rglob("*"))
+
+
+def merge(tree: Path, site: Path) -> None:
+    """Move one unpacked wheel into a part's tree; two wheels never share a top-level name."""
+    site.mkdir(exist_ok=True)
+    for entry in sorted(tree.iterdir()):
+        if (site / entry.name).exists():
+            raise BundleError(f"two locked wheels both install {entry.name}")
+        entry.rename(site / entry.name)
+
+
 def on_disk(site: Path) -> list[str]:
     """Top-level names written to disk at install: the packages holding an extension module (no
     ZIP can load one) and those of ``DATA_ON_DISK``."""
@@ -236,12 +290,28 @@ def write_archive(destination: Path, manifest: dict[str, object], site: Path) ->
     destination.write_bytes(buffer.getvalue())
 
 
-def build(root: Path, dist: Path, wheelhouse: Path | None) -> Path:
+def build(
+    root: Path,
+    dist: Path,
+    wheelhouse: Path | None,
+    *,
+    parts: tuple[str, ...] = (SHARED, PLATFORM),
+    platform: str | None = None,
+) -> list[Path]:
+    """Build the parts named in ``parts``; ``platform`` (an installer.lock key) builds the
+    platform part of another platform from a wheelhouse holding that platform's wheels."""
     installer = load_installer(root)
     if installer.BUNDLE_MANIFEST != MANIFEST_NAME:
         raise BundleError("action/install.py expects another manifest name")
-    key = installer.bundle_key()
+    cache_tag = sys.implementation.cache_tag
+    if platform is not None:
+        installer.installer_pin(installer.INSTALLER_LOCK, platform)  # a platform the action knows
+    keys = {
+        SHARED: str(installer.shared_key(cache_tag)),
+        PLATFORM: f"{cache_tag}-{platform}" if platform else str(installer.bundle_key(cache_tag)),
+    }
     lock = root / "requirements.lock"
+    built = []
     with tempfile.TemporaryDirectory(prefix="jev-bundle-") as temp_name:
         temp = Path(temp_name)
         if wheelhouse is None:
@@ -249,29 +319,46 @@ def build(root: Path, dist: Path, wheelhouse: Path | None) -> Path:
             wheelhouse.mkdir()
             download(lock, wheelhouse)
         wheels = locked_wheels(lock, wheelhouse)
-        site = temp / "site-packages"
-        site.mkdir()
+        sites = {SHARED: temp / "shared", PLATFORM: temp / "platform"}
+        chosen: dict[str, list[Path]] = {SHARED: [], PLATFORM: []}
+        dropped: list[str] = []
         for wheel in wheels:
-            unpack_wheel(installer, wheel, site)
-        shutil.copytree(
-            root / PACKAGE,
-            site / PACKAGE,
-            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-        )
-        extracted = on_disk(site)
-        compile_tree(site, extracted)
-        manifest: dict[str, object] = {
-            "key": key,
-            "cache_tag": sys.implementation.cache_tag,
-            "requirements_sha256": installer.file_digest(lock),
-            "wheels": {wheel.name: installer.file_digest(wheel) for wheel in wheels},
-            "on_disk": extracted,
-        }
-        dist.mkdir(parents=True, exist_ok=True)
-        destination = dist / str(installer.bundle_file_name(key))
-        write_archive(destination, manifest, site)
+            tree = temp / "unpacked" / wheel.name
+            tree.mkdir(parents=True)
+            unpack_wheel(installer, wheel, tree)
+            dropped += drop_optional(tree)
+            # A wheel with compiled code left belongs to its platform; every other one, even a
+            # platform wheel stripped of its optional extension, is the same on every platform.
+            kind = PLATFORM if has_native(tree) else SHARED
+            chosen[kind].append(wheel)
+            merge(tree, sites[kind])
+        for kind in parts:
+            site = sites[kind]
+            site.mkdir(exist_ok=True)
+            if kind == SHARED:
+                shutil.copytree(
+                    root / PACKAGE,
+                    site / PACKAGE,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+                )
+            extracted = on_disk(site)
+            compile_tree(site, extracted)
+            manifest: dict[str, object] = {
+                "key": keys[kind],
+                "part": kind,
+                "cache_tag": cache_tag,
+                "requirements_sha256": installer.file_digest(lock),
+                "wheels": {wheel.name: installer.file_digest(wheel) for wheel in chosen[kind]},
+                "on_disk": extracted,
+            }
+            if kind == SHARED:
+                manifest["dropped"] = dropped
+            dist.mkdir(parents=True, exist_ok=True)
+            destination = dist / str(installer.bundle_file_name(keys[kind]))
+            write_archive(destination, manifest, site)
+            built.append(destination)
     write_lock(root, dist)
-    return destination
+    return built
 
 
 def manifest_of(installer: ModuleType, bundle: Path) -> dict[str, object]:
@@ -283,7 +370,7 @@ def manifest_of(installer: ModuleType, bundle: Path) -> dict[str, object]:
 
 
 def write_lock(root: Path, dist: Path) -> Path:
-    """dist/bundles.lock for every bundle in ``dist`` built from the current requirements.lock."""
+    """dist/bundles.lock for every part in ``dist`` built from the current requirements.lock."""
     installer = load_installer(root)
     requirements = installer.file_digest(root / "requirements.lock")
     lines = [LOCK_HEADER.rstrip("\n"), f"requirements sha256:{requirements}"]
@@ -303,7 +390,8 @@ def write_lock(root: Path, dist: Path) -> Path:
 
 
 def verify(root: Path, dist: Path) -> list[str]:
-    """The keys of every bundle dist/bundles.lock pins, each checked as the installer checks it."""
+    """The keys of every part dist/bundles.lock pins, each checked as the installer checks it,
+    and a shared part for every interpreter that has a platform part."""
     installer = load_installer(root)
     lock = dist / "bundles.lock"
     keys: list[str] = installer.bundle_keys(lock)
@@ -314,7 +402,12 @@ def verify(root: Path, dist: Path) -> list[str]:
         name, digest = pin
         data = installer.read_bundle(dist / name, digest)
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            installer.check_manifest(archive, key, root / "requirements.lock", cache_tag=None)
+            manifest = installer.check_manifest(
+                archive, key, root / "requirements.lock", cache_tag=None
+            )
+        shared = installer.shared_key(manifest["cache_tag"])
+        if shared not in keys:
+            raise BundleError(f"bundles.lock pins no shared part for {key}")
     return keys
 
 
@@ -323,6 +416,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["build", "lock", "verify"])
     parser.add_argument("--root", type=Path, default=ROOT, help="the action's checkout")
     parser.add_argument("--dist", type=Path, default=None, help="default: ROOT/dist")
+    parser.add_argument(
+        "--part", choices=["shared", "platform", "both"], default="both", help="build: which part"
+    )
+    parser.add_argument(
+        "--platform-key",
+        help="build: the platform part of this installer.lock platform, from its wheels",
+    )
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--wheelhouse", type=Path, help="a directory holding the locked wheels")
     source.add_argument("--download", action="store_true", help="fetch them from PyPI with pip")
@@ -334,8 +434,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "build":
             if args.wheelhouse is None and not args.download:
                 parser.error("build needs --wheelhouse DIR or --download")
+            if args.platform_key and (args.part != "platform" or args.wheelhouse is None):
+                parser.error("--platform-key needs --part platform and --wheelhouse DIR")
             wheelhouse = args.wheelhouse.resolve() if args.wheelhouse else None
-            print(build(root, dist, wheelhouse))
+            parts = (SHARED, PLATFORM) if args.part == "both" else (args.part,)
+            for path in build(root, dist, wheelhouse, parts=parts, platform=args.platform_key):
+                print(path)
         elif args.command == "lock":
             print(write_lock(root, dist))
         else:

@@ -1,13 +1,14 @@
 """The runtime bundle of a release commit: built from the locked wheels, verified before use.
 
-scripts/bundle.py builds the bundle of this interpreter from the offline wheelhouse of
-test_action_shell.py (whose locks pin those wheels), into the ``dist/`` of a hostile job's action
-path; the install step then runs verbatim. What a release must guarantee is checked as it would
-happen on a runner: a bundle that differs from its pin by one byte, one whose members would land
-outside the environment or are links, one made for another interpreter or from another
-requirements.lock stops the action with a fixed line, and never falls back to the index; a lock
-without a line for this interpreter, or no ``dist/``, takes the hash-checked install; and the
-checkout's own sources are what runs, whatever bytecode the bundle carries.
+scripts/bundle.py builds both parts of the bundle, the shared one and this platform's, from the
+offline wheelhouse of test_action_shell.py (whose locks pin those wheels), into the ``dist/`` of a
+hostile job's action path; the install step then runs verbatim. What a release must guarantee is
+checked as it would happen on a runner: a part that differs from its pin by one byte, is missing,
+has members that would land outside the environment or are links, or was made for another part,
+platform, interpreter or requirements.lock stops the action with a fixed line, and never falls
+back to the index; a lock without a line for this platform, or no ``dist/``, takes the
+hash-checked install; the checkout's own sources are what runs, whatever bytecode the bundle
+carries; and the packages whose optional extension modules were left out still work.
 """
 
 from __future__ import annotations
@@ -68,9 +69,15 @@ def bundled_job(tmp_path: Path, built: Job) -> Job:
     return job
 
 
-def the_bundle(job: Job) -> Path:
-    (bundle,) = (job.action_path / "dist").glob("*.zip")
-    return bundle
+SHARED, PLATFORM = "shared", "platform"
+
+
+def the_part(job: Job, kind: str = SHARED) -> Path:
+    installer = load_installer()
+    key = installer.shared_key() if kind == SHARED else installer.bundle_key()
+    part: Path = job.action_path / "dist" / str(installer.bundle_file_name(key))
+    assert part.is_file()
+    return part
 
 
 def pin_again(job: Job, bundle: Path) -> None:
@@ -85,6 +92,14 @@ def pin_again(job: Job, bundle: Path) -> None:
             )
         lines.append(line)
     lock.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def drop_lock_line(job: Job, key: str) -> None:
+    lock = job.action_path / "dist" / "bundles.lock"
+    lines = lock.read_text(encoding="utf-8").splitlines()
+    kept = [line for line in lines if line.split()[:1] != [key]]
+    assert len(kept) == len(lines) - 1
+    lock.write_text("\n".join(kept) + "\n", encoding="utf-8")
 
 
 def rewrite(bundle: Path, change: Callable[[Members], Members]) -> None:
@@ -151,10 +166,13 @@ def python_in(job: Job, code: str) -> subprocess.CompletedProcess[str]:
 # ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("kind", [SHARED, PLATFORM])
 @pytest.mark.parametrize("offset", [0.0, 0.5, 1.0])
-def test_one_changed_byte_stops_the_install(tmp_path: Path, built: Job, offset: float) -> None:
+def test_one_changed_byte_in_either_part_stops_the_install(
+    tmp_path: Path, built: Job, kind: str, offset: float
+) -> None:
     job = bundled_job(tmp_path, built)
-    bundle = the_bundle(job)
+    bundle = the_part(job, kind)
     data = bytearray(bundle.read_bytes())
     data[min(int(len(data) * offset), len(data) - 1)] ^= 0x01
     bundle.write_bytes(bytes(data))
@@ -163,13 +181,21 @@ def test_one_changed_byte_stops_the_install(tmp_path: Path, built: Job, offset: 
 
 
 @pytest.mark.parametrize(
-    "name", ["../escaped.txt", "yaml/../../escaped.txt", "/tmp/escaped.txt", "yaml\\..\\x.py"]
+    ("kind", "name"),
+    [
+        (SHARED, "../escaped.txt"),
+        (SHARED, "yaml/../../escaped.txt"),
+        (SHARED, "/tmp/escaped.txt"),
+        (SHARED, "yaml\\..\\x.py"),
+        (PLATFORM, "rpds/../../escaped.txt"),
+        (PLATFORM, "/tmp/escaped.txt"),
+    ],
 )
 def test_a_member_that_would_leave_the_environment_stops_the_install(
-    tmp_path: Path, built: Job, name: str
+    tmp_path: Path, built: Job, kind: str, name: str
 ) -> None:
     job = bundled_job(tmp_path, built)
-    bundle = the_bundle(job)
+    bundle = the_part(job, kind)
     rewrite(bundle, added(name))
     pin_again(job, bundle)
     result = job.run("install", {})
@@ -178,11 +204,13 @@ def test_a_member_that_would_leave_the_environment_stops_the_install(
     assert not Path("/tmp/escaped.txt").exists()
 
 
-def test_a_link_member_stops_the_install(tmp_path: Path, built: Job) -> None:
+@pytest.mark.parametrize(("kind", "name"), [(SHARED, "certifi"), (PLATFORM, "rpds")])
+def test_a_link_member_stops_the_install(tmp_path: Path, built: Job, kind: str, name: str) -> None:
     job = bundled_job(tmp_path, built)
-    bundle = the_bundle(job)
+    bundle = the_part(job, kind)
     # Inside a package that is written to disk: a link there would point anywhere.
-    rewrite(bundle, added("yaml/planted.py", str(job.workspace).encode(), stat.S_IFLNK | 0o777))
+    link = stat.S_IFLNK | 0o777
+    rewrite(bundle, added(f"{name}/planted.py", str(job.workspace).encode(), link))
     pin_again(job, bundle)
     result = job.run("install", {})
     assert_stopped(job, result, "an archive member is not a plain file")
@@ -190,58 +218,126 @@ def test_a_link_member_stops_the_install(tmp_path: Path, built: Job) -> None:
 
 
 @pytest.mark.filterwarnings("ignore:Duplicate name")
-def test_a_member_named_twice_stops_the_install(tmp_path: Path, built: Job) -> None:
+@pytest.mark.parametrize(
+    ("kind", "name", "message"),
+    [
+        (SHARED, "yaml/__init__.py", "the bundle names a member twice"),
+        (PLATFORM, "rpds/__init__.py", "the bundle names a member twice"),
+        (SHARED, "jev_select/__init__.py", "the bundle holds sources of the package itself"),
+        (PLATFORM, "jev_select/__init__.py", "the bundle holds sources of the package itself"),
+        # Only the shared part, built once, may pair bytecode with the checkout's sources.
+        (
+            PLATFORM,
+            "jev-select-package/jev_select/version.pyc",
+            "the bundle's compiled package is malformed",
+        ),
+        # Which copy an import found would depend on the order of the path.
+        (SHARED, "rpds/planted.py", "the bundle's parts hold the same package"),
+        (PLATFORM, "yaml/planted.py", "the bundle's parts hold the same package"),
+    ],
+)
+def test_a_planted_member_stops_the_install(
+    tmp_path: Path, built: Job, kind: str, name: str, message: str
+) -> None:
     job = bundled_job(tmp_path, built)
-    bundle = the_bundle(job)
-    rewrite(bundle, added("yaml/__init__.py", b"import os\n"))
+    bundle = the_part(job, kind)
+    rewrite(bundle, added(name, b"raise SystemExit(3)\n"))
     pin_again(job, bundle)
     result = job.run("install", {})
-    assert_stopped(job, result, "the bundle names a member twice")
+    assert_stopped(job, result, message)
 
 
-def test_sources_of_the_package_in_the_bundle_stop_the_install(tmp_path: Path, built: Job) -> None:
-    job = bundled_job(tmp_path, built)
-    bundle = the_bundle(job)
-    rewrite(bundle, added("jev_select/__init__.py", b"raise SystemExit(3)\n"))
-    pin_again(job, bundle)
-    result = job.run("install", {})
-    assert_stopped(job, result, "the bundle holds sources of the package itself")
+OTHER_PLATFORM = "the bundle was built for another interpreter or platform"
+OTHER_LOCK = "the bundle was built from another requirements.lock"
+MALFORMED = "the bundle's manifest is malformed"
 
 
 @pytest.mark.parametrize(
-    ("fields", "message"),
+    ("kind", "fields", "message"),
     [
-        (
-            {"key": "cpython-312-linux-x86_64-gnu"},
-            "the bundle was built for another interpreter or platform",
-        ),
-        (
-            {"key": "cpython-311-windows-amd64"},
-            "the bundle was built for another interpreter or platform",
-        ),
-        ({"cache_tag": "cpython-312"}, "the bundle was built for another interpreter or platform"),
-        ({"requirements_sha256": "0" * 64}, "the bundle was built from another requirements.lock"),
-        ({"on_disk": ["yaml", "planted.pth"]}, "the bundle's manifest is malformed"),
-        ({"on_disk": ["jev_select"]}, "the bundle's manifest is malformed"),
+        (PLATFORM, {"key": "cpython-312-linux-x86_64-gnu"}, OTHER_PLATFORM),
+        (PLATFORM, {"key": "cpython-311-windows-amd64"}, OTHER_PLATFORM),
+        (PLATFORM, {"part": "shared"}, OTHER_PLATFORM),
+        (PLATFORM, {"cache_tag": "cpython-312"}, OTHER_PLATFORM),
+        (SHARED, {"key": "cpython-312-any"}, OTHER_PLATFORM),
+        (SHARED, {"part": "platform"}, OTHER_PLATFORM),
+        (SHARED, {"cache_tag": "cpython-312"}, OTHER_PLATFORM),
+        (SHARED, {"requirements_sha256": "0" * 64}, OTHER_LOCK),
+        (PLATFORM, {"requirements_sha256": "0" * 64}, OTHER_LOCK),
+        (SHARED, {"on_disk": ["certifi", "planted.pth"]}, MALFORMED),
+        (PLATFORM, {"on_disk": ["rpds", "planted.pth"]}, MALFORMED),
+        (SHARED, {"on_disk": ["jev_select"]}, MALFORMED),
     ],
 )
-def test_a_bundle_made_for_something_else_stops_the_install(
-    tmp_path: Path, built: Job, fields: dict[str, object], message: str
+def test_a_part_made_for_something_else_stops_the_install(
+    tmp_path: Path, built: Job, kind: str, fields: dict[str, object], message: str
 ) -> None:
     # The lock is forged to match: the manifest alone has to catch it.
     job = bundled_job(tmp_path, built)
-    bundle = the_bundle(job)
+    bundle = the_part(job, kind)
     rewrite(bundle, with_manifest(**fields))
     pin_again(job, bundle)
     result = job.run("install", {})
     assert_stopped(job, result, message)
 
 
-def test_a_pinned_bundle_that_is_missing_stops_the_install(tmp_path: Path, built: Job) -> None:
+def test_the_platform_part_of_another_platform_stops_the_install(
+    tmp_path: Path, built: Job
+) -> None:
+    # A real part, built for another platform, put where this platform's part is pinned, under
+    # this platform's name, with the lock forged to match.
     job = bundled_job(tmp_path, built)
-    the_bundle(job).unlink()
+    installer = load_installer()
+    other_key = "windows-amd64" if installer.platform_key() != "windows-amd64" else "linux-aarch64"
+    # The test installer.lock pins this platform only; the build takes platforms it names.
+    installer_lock = job.action_path / "action" / "installer.lock"
+    line = installer_lock.read_text(encoding="utf-8").splitlines()[-1]
+    with installer_lock.open("a", encoding="utf-8") as handle:
+        handle.write(line.replace(installer.platform_key(), other_key, 1) + "\n")
+    other_dist = tmp_path / "other-dist"
+    made = bundle_command(
+        job,
+        *("build", "--part", "platform", "--platform-key", other_key),
+        *("--wheelhouse", str(job.wheels), "--dist", str(other_dist)),
+    )
+    assert made.returncode == 0, made.stderr
+    (other,) = other_dist.glob(f"*-{other_key}.zip")
+    bundle = the_part(job, PLATFORM)
+    shutil.copy(other, bundle)
+    pin_again(job, bundle)
+    result = job.run("install", {})
+    assert_stopped(job, result, OTHER_PLATFORM)
+
+
+def test_the_shared_part_in_place_of_the_platform_part_stops_the_install(
+    tmp_path: Path, built: Job
+) -> None:
+    job = bundled_job(tmp_path, built)
+    bundle = the_part(job, PLATFORM)
+    shutil.copy(the_part(job, SHARED), bundle)
+    pin_again(job, bundle)
+    result = job.run("install", {})
+    assert_stopped(job, result, OTHER_PLATFORM)
+
+
+@pytest.mark.parametrize("kind", [SHARED, PLATFORM])
+def test_a_pinned_part_that_is_missing_stops_the_install(
+    tmp_path: Path, built: Job, kind: str
+) -> None:
+    job = bundled_job(tmp_path, built)
+    the_part(job, kind).unlink()
     result = job.run("install", {})
     assert_stopped(job, result, "a bundle that dist/bundles.lock pins is missing")
+
+
+def test_a_platform_line_without_a_shared_line_stops_the_install(
+    tmp_path: Path, built: Job
+) -> None:
+    job = bundled_job(tmp_path, built)
+    drop_lock_line(job, load_installer().shared_key())
+    the_part(job, SHARED).unlink()
+    result = job.run("install", {})
+    assert_stopped(job, result, "dist/bundles.lock pins no shared part for this interpreter")
 
 
 def test_a_bundle_of_another_requirements_lock_stops_the_install(
@@ -259,16 +355,19 @@ def test_a_bundle_of_another_requirements_lock_stops_the_install(
 # ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dist", ["absent", "other platforms only"])
-def test_without_a_bundle_for_this_interpreter_the_lock_is_installed_from_the_index(
+@pytest.mark.parametrize("dist", ["absent", "other platforms only", "shared part only"])
+def test_without_a_line_for_this_platform_the_lock_is_installed_from_the_index(
     tmp_path: Path, built: Job, dist: str
 ) -> None:
     job = bundled_job(tmp_path, built)
     directory = job.action_path / "dist"
     if dist == "absent":
         shutil.rmtree(directory)
+    elif dist == "shared part only":
+        drop_lock_line(job, load_installer().bundle_key())
+        the_part(job, PLATFORM).unlink()
     else:
-        bundle = the_bundle(job)
+        bundle = the_part(job, PLATFORM)
         key = load_installer().bundle_key()
         other = key.replace("cpython-311", "cpython-312")
         lock = directory / "bundles.lock"
@@ -312,14 +411,19 @@ def test_the_checkout_s_sources_run_whatever_bytecode_the_bundle_holds(
     assert probe.stdout.splitlines() == ["checkout True True", "None"]
 
 
-def test_a_dependency_s_bytecode_must_match_its_source(tmp_path: Path, built: Job) -> None:
+@pytest.mark.parametrize(
+    ("kind", "module"), [(SHARED, "bracex/__meta__"), (PLATFORM, "rpds/__init__")]
+)
+def test_a_dependency_s_bytecode_must_match_its_source(
+    tmp_path: Path, built: Job, kind: str, module: str
+) -> None:
     job = bundled_job(tmp_path, built)
-    bundle = the_bundle(job)
+    bundle = the_part(job, kind)
 
     def change(members: Members) -> Members:
         changed = []
         for info, data in members:
-            if info.filename == "bracex/__meta__.py":
+            if info.filename == f"{module}.py":
                 data += b'\nPROBE = "source"\n'
             changed.append((info, data))
         return changed
@@ -328,7 +432,8 @@ def test_a_dependency_s_bytecode_must_match_its_source(tmp_path: Path, built: Jo
     pin_again(job, bundle)
     result = job.run("install", {})
     assert result.returncode == 0, result.stderr
-    probe = python_in(job, "import bracex.__meta__ as v; print(v.PROBE)")
+    name = module.removesuffix("/__init__").replace("/", ".")
+    probe = python_in(job, f"import {name} as v; print(v.PROBE)")
     assert probe.stdout == "source\n", probe.stderr
 
 
@@ -339,8 +444,72 @@ def test_the_bundled_environment_needs_nothing_of_the_action_path(
     result = job.run("install", {})
     assert result.returncode == 0, result.stderr
     shutil.rmtree(job.action_path)
-    probe = python_in(job, "import jev_select.cli, yaml, jsonschema, git, requests; print('ok')")
+    probe = python_in(
+        job, "import jev_select.cli, yaml, jsonschema, git, requests, rpds; print('ok')"
+    )
     assert probe.stdout == "ok\n", probe.stderr
+
+
+@pytest.fixture(scope="module")
+def bundled_install(tmp_path_factory: pytest.TempPathFactory, built: Job) -> Job:
+    job = bundled_job(tmp_path_factory.mktemp("bundled-install"), built)
+    result = job.run("install", {})
+    assert result.returncode == 0, result.stderr
+    return job
+
+
+def test_pyyaml_works_without_its_extension_module(bundled_install: Job) -> None:
+    document = "tasks:\n  code:\n    paths: ['src/**', !!str 3]\n  docs: {description: d}\n"
+    probe = python_in(
+        bundled_install,
+        "import importlib.util, json, yaml\n"
+        f"print(yaml.__with_libyaml__, importlib.util.find_spec('yaml._yaml'))\n"
+        f"print(json.dumps(yaml.safe_load({document!r}), sort_keys=True))",
+    )
+    assert probe.returncode == 0, probe.stderr
+    flag, loaded = probe.stdout.splitlines()
+    assert flag == "False None"
+    assert json.loads(loaded) == {
+        "tasks": {"code": {"paths": ["src/**", "3"]}, "docs": {"description": "d"}}
+    }
+
+
+SAMPLES = [
+    "Grüße aus Köln, schöne Straße.".encode("cp1252"),
+    "Привет, как дела? Это проверка кодировки.".encode("cp1251"),
+    "日本語の文字コードを判定します。".encode("shift_jis"),
+    "plain ascii text\n".encode("ascii"),
+    "Ελληνικά κείμενα για δοκιμή.".encode(),
+]
+DETECT = (
+    "import json, sys, charset_normalizer, charset_normalizer.md as md\n"
+    "samples = [bytes.fromhex(h) for h in json.loads(sys.argv[1])]\n"
+    "found = [charset_normalizer.from_bytes(s).best() for s in samples]\n"
+    "print(json.dumps([md.__file__.endswith(('.py', '.pyc'))] +"
+    " [[b.encoding, str(b)] if b else None for b in found]))\n"
+)
+
+
+def test_charset_normalizer_without_its_compiled_modules_decides_the_same(
+    bundled_install: Job,
+) -> None:
+    argument = json.dumps([sample.hex() for sample in SAMPLES])
+    venv_python = bundled_install.runner_temp / "jev-select-venv" / "bin" / "python"
+    bundled = subprocess.run(
+        [str(venv_python), "-I", "-c", DETECT, argument],
+        cwd=bundled_install.workspace,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bundled.returncode == 0, bundled.stderr
+    here = subprocess.run(
+        [sys.executable, "-I", "-c", DETECT, argument], capture_output=True, text=True, check=True
+    )
+    pure, *bundled_results = json.loads(bundled.stdout)
+    _, *reference = json.loads(here.stdout)
+    assert pure is True
+    assert bundled_results == reference
 
 
 # ------------------------------------------------------------------------------------------
@@ -359,22 +528,36 @@ def bundle_command(job: Job, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_build_is_reproducible_and_verifies(tmp_path: Path, built: Job) -> None:
     job = bundled_job(tmp_path, built)
-    before = the_bundle(job).read_bytes()
+    before = {kind: the_part(job, kind).read_bytes() for kind in (SHARED, PLATFORM)}
     again = bundle_command(job, "build", "--wheelhouse", str(job.wheels))
     assert again.returncode == 0, again.stderr
-    assert the_bundle(job).read_bytes() == before
+    assert {kind: the_part(job, kind).read_bytes() for kind in (SHARED, PLATFORM)} == before
     verified = bundle_command(job, "verify")
     assert verified.returncode == 0, verified.stderr
-    assert verified.stdout == f"{load_installer().bundle_key()}: verified\n"
+    installer = load_installer()
+    keys = sorted([installer.shared_key(), installer.bundle_key()])
+    assert verified.stdout == "".join(f"{key}: verified\n" for key in keys)
 
 
-def test_verify_refuses_a_changed_bundle(tmp_path: Path, built: Job) -> None:
+@pytest.mark.parametrize("kind", [SHARED, PLATFORM])
+def test_verify_refuses_a_changed_part(tmp_path: Path, built: Job, kind: str) -> None:
     job = bundled_job(tmp_path, built)
-    bundle = the_bundle(job)
+    bundle = the_part(job, kind)
     bundle.write_bytes(bundle.read_bytes() + b"\0")
     verified = bundle_command(job, "verify")
     assert verified.returncode == 1
     assert verified.stderr == "bundle: the bundle does not match dist/bundles.lock\n"
+
+
+def test_verify_refuses_a_platform_part_without_its_shared_part(tmp_path: Path, built: Job) -> None:
+    job = bundled_job(tmp_path, built)
+    the_part(job, SHARED).unlink()
+    locked = bundle_command(job, "lock")
+    assert locked.returncode == 0, locked.stderr
+    verified = bundle_command(job, "verify")
+    assert verified.returncode == 1
+    key = load_installer().bundle_key()
+    assert verified.stderr == f"bundle: bundles.lock pins no shared part for {key}\n"
 
 
 def test_the_build_takes_only_the_wheels_the_lock_pins(tmp_path: Path) -> None:
@@ -388,15 +571,30 @@ def test_the_build_takes_only_the_wheels_the_lock_pins(tmp_path: Path) -> None:
     assert not (job.action_path / "dist").exists()
 
 
-def test_the_bundle_holds_the_locked_distributions_and_no_package_source(built: Job) -> None:
-    bundle = the_bundle(built)
-    with zipfile.ZipFile(bundle) as archive:
-        names = archive.namelist()
-        manifest = json.loads(archive.read("jev-select-bundle.json"))
-    assert names[0] == "jev-select-bundle.json"
-    assert not [name for name in names if name.startswith("jev_select/")]
-    assert all(name.endswith(".pyc") for name in names if name.startswith("jev-select-package/"))
-    assert manifest["key"] == load_installer().bundle_key()
-    assert "yaml" in manifest["on_disk"]
-    wheels = {path.name for path in built.wheels.glob("*.whl")}
-    assert set(manifest["wheels"]) == {name for name in wheels if not name.startswith("uv-")}
+def test_the_parts_hold_the_locked_distributions_and_no_package_source(built: Job) -> None:
+    manifests, names = {}, {}
+    for kind in (SHARED, PLATFORM):
+        with zipfile.ZipFile(the_part(built, kind)) as archive:
+            names[kind] = archive.namelist()
+            manifests[kind] = json.loads(archive.read("jev-select-bundle.json"))
+        assert names[kind][0] == "jev-select-bundle.json"
+        assert not [name for name in names[kind] if name.startswith("jev_select/")]
+        assert manifests[kind]["part"] == kind
+    shared, platform = manifests[SHARED], manifests[PLATFORM]
+    assert all(
+        name.endswith(".pyc") for name in names[SHARED] if name.startswith("jev-select-package/")
+    )
+    assert not [name for name in names[PLATFORM] if name.startswith("jev-select-package/")]
+    installer = load_installer()
+    assert (shared["key"], platform["key"]) == (installer.shared_key(), installer.bundle_key())
+    # Only rpds-py keeps compiled code; PyYAML's and charset_normalizer's are left out.
+    assert platform["on_disk"] == ["rpds"]
+    assert [name.split("-")[0] for name in platform["wheels"]] == ["rpds_py"]
+    assert not [name for name in names[SHARED] if name.endswith((".so", ".pyd", ".dll"))]
+    assert sorted(
+        name.split("/")[0] + "/" + name.split("/")[1].split(".")[0] for name in shared["dropped"]
+    ) == ["charset_normalizer/cd", "charset_normalizer/md", "yaml/_yaml"]
+    assert {"yaml/cyaml.py", "charset_normalizer/md.py"} <= set(names[SHARED])
+    wheels = {path.name for path in built.wheels.glob("*.whl") if path.name[:3] != "uv-"}
+    assert set(shared["wheels"]) | set(platform["wheels"]) == wheels
+    assert not set(shared["wheels"]) & set(platform["wheels"])

@@ -63,7 +63,14 @@ docs:
 """
 EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
 # What the action path holds at run time, besides the two locks the tests write.
-ACTION_FILES = ("action.yml", "pyproject.toml", "README.md", "LICENSE", "action/install.py")
+ACTION_FILES = (
+    "action.yml",
+    "pyproject.toml",
+    "README.md",
+    "LICENSE",
+    "action/install.py",
+    "action/bundle_layout.py",
+)
 # Module names a Python start-up, `python -m venv`, `python -m pip` or the installer would import.
 PLANTED_MODULES = (
     "venv",
@@ -425,9 +432,9 @@ def make_job(root: Path) -> Job:
     return Job(root, action_path, wheels, workspace, runner_temp, home, sentinels, hostile_env)
 
 
-def bundle_action(job: Job) -> Path:
-    """The bundle of this interpreter, built into the job's action path from the job's wheels,
-    as the release workflow builds it into a release commit."""
+def bundle_action(job: Job) -> list[Path]:
+    """Both parts of the bundle, the shared one and this platform's, built into the job's action
+    path from the job's wheels, as the release workflow builds them into a release commit."""
     result = subprocess.run(
         [
             sys.executable,
@@ -443,7 +450,7 @@ def bundle_action(job: Job) -> Path:
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    return Path(result.stdout.strip())
+    return [Path(line) for line in result.stdout.splitlines()]
 
 
 @dataclass(frozen=True)
@@ -550,7 +557,8 @@ def test_a_bundled_install_runs_neither_uv_nor_the_index(installed: Installed) -
     uv_used = (installed.runner_temp / "jev-select-uv").exists()
     site = next((installed.runner_temp / "jev-select-venv" / "lib").glob("python3*/site-packages"))
     assert uv_used == (installed.source == "index")
-    assert (site / "jev-select-runtime.zip").is_file() == (installed.source == "bundle")
+    for part in ("jev-select-runtime.zip", "jev-select-native.zip"):
+        assert (site / part).is_file() == (installed.source == "bundle")
     if installed.source == "bundle":
         # The package is the checkout's, never a copy from the bundle.
         with zipfile.ZipFile(site / "jev-select.zip") as package:
@@ -802,9 +810,9 @@ def test_every_runner_platform_has_an_installer_pin(
     monkeypatch: pytest.MonkeyPatch, system: str, machine: str, libc: str, key: str
 ) -> None:
     installer = load_installer()
-    monkeypatch.setattr(installer.sys, "platform", system)
-    monkeypatch.setattr(installer.platform, "machine", lambda: machine)
-    monkeypatch.setattr(installer.platform, "libc_ver", lambda: (libc, ""))
+    monkeypatch.setattr(installer.layout.sys, "platform", system)
+    monkeypatch.setattr(installer.layout.platform, "machine", lambda: machine)
+    monkeypatch.setattr(installer.layout.platform, "libc_ver", lambda: (libc, ""))
     assert installer.platform_key() == key
     name, digest, url = installer.installer_pin(installer.INSTALLER_LOCK, key)
     assert re.fullmatch(r"[0-9a-f]{64}", digest)

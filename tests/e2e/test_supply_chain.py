@@ -8,9 +8,9 @@
   other index, URL or editable source;
 - the action installs only with ``--require-hashes`` and wheels, through ``action/install.py`` and
   uv, which ``action/installer.lock`` pins by SHA-256 for every runner platform;
-- the release workflow builds each runtime bundle on its own runner without write access, pins and
-  verifies them before the one job that may write commits them on top of the release commit, and
-  the main line tracks no bundle;
+- the release workflow builds the runtime bundle's shared part once and each platform's part on its
+  own runner, without write access, pins and verifies them before the one job that may write
+  commits them on top of the release commit, and the main line tracks no bundle;
 - ``zizmor`` (offline) finds nothing in the action and the example workflows;
 - the distribution is ``jev-ci-select`` (the index name ``jev-select`` is an unrelated project),
   nothing tells anyone to install that name, and the Apache-2.0 LICENSE ships in wheel and sdist.
@@ -302,19 +302,26 @@ def _runs(job: dict[str, Any]) -> str:
     return "\n".join(str(step.get("run", "")) for step in job["steps"])
 
 
-def test_the_release_builds_each_bundle_on_its_runner_and_pins_them_before_committing() -> None:
+def test_the_release_builds_the_bundle_s_parts_and_pins_them_before_committing() -> None:
     workflow = _load(RELEASE)
     jobs = workflow["jobs"]
     for reference in _uses(workflow):
         assert SHA_PINNED.fullmatch(reference), reference
-    bundle, commit, release = jobs["bundle"], jobs["bundle-commit"], jobs["github-release"]
-    # Built without write access, from the locked wheels, and checked by an install that must
-    # not reach uv; only the job that commits may write, and it verifies first.
-    assert bundle["permissions"] == {"contents": "read"}
-    assert "python scripts/bundle.py build --download" in _runs(bundle)
+    shared, bundle = jobs["bundle-shared"], jobs["bundle"]
+    commit, release = jobs["bundle-commit"], jobs["github-release"]
+    # The shared part is built once; each platform builds only its own part beside it, and
+    # checks both with an install that must not reach uv. None of them can write; only the job
+    # that commits may, and it verifies first.
+    assert shared["permissions"] == bundle["permissions"] == {"contents": "read"}
+    assert "matrix" not in shared.get("strategy", {})
+    assert "python scripts/bundle.py build --part shared --download" in _runs(shared)
+    assert "bundle-shared" in bundle["needs"]
+    assert "python scripts/bundle.py build --part platform --download" in _runs(bundle)
     assert 'test ! -e "$RUNNER_TEMP/jev-select-uv"' in _runs(bundle)
+    uploaded = next(step for step in bundle["steps"] if "upload-artifact" in step.get("uses", ""))
+    assert "!dist/*-any.zip" in uploaded["with"]["path"]
     assert commit["permissions"] == {"contents": "write"}
-    assert set(commit["needs"]) == {"bundle", "publish"}
+    assert set(commit["needs"]) == {"bundle-shared", "bundle", "publish"}
     lock = _runs(commit).index("python scripts/bundle.py lock")
     verify = _runs(commit).index("python scripts/bundle.py verify")
     assert lock < verify < _runs(commit).index("git/commits")
@@ -333,6 +340,16 @@ def test_the_main_line_tracks_no_bundle() -> None:
 def test_the_bundled_install_reads_only_the_action_checkout_and_the_standard_library() -> None:
     source = INSTALLER.read_text("utf-8")
     assert 'BUNDLE_LOCK = ACTION_ROOT / "dist" / "bundles.lock"' in source
+    # The bundle's layout is loaded from the installer's own directory, by path: with -I no
+    # directory of scripts is on the path, and nothing on it may stand in for the module.
+    assert 'Path(__file__).resolve().parent / "bundle_layout.py"' in source
+    layout = (INSTALLER.parent / "bundle_layout.py").read_text("utf-8")
+    imported = {
+        line.split()[1].split(".")[0]
+        for line in layout.splitlines()
+        if line.startswith(("import ", "from ")) and not line.startswith("from __future__")
+    }
+    assert imported <= set(sys.stdlib_module_names)
     # The network and uv belong to the index install only: urllib is imported where it is used.
     assert "\nimport urllib" not in source
     assert "import urllib.request" in source
