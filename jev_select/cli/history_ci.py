@@ -12,8 +12,6 @@ command (the rules of ``rollout``).
 from __future__ import annotations
 
 import argparse
-import functools
-import importlib.resources
 import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -33,7 +31,7 @@ from ..core.history import (
 from ..core.inputs import is_repository_name
 from ..core.jsonutil import pretty_json, strict_loads
 from ..core.models import TaskTable
-from ..core.preview import PreviewFacts, preview_json
+from ..core.preview import PreviewFacts, preview_json, validate_preview
 from ..core.results import CiSource, ResultsFailure, parse_job_map, parse_results
 from ..core.rollout import workflow_reference
 from ..edges.files import write_atomically
@@ -46,8 +44,6 @@ from .actions_client import actions_client, add_actions_arguments
 from .results import results_from_jobs
 
 if TYPE_CHECKING:
-    from jsonschema import Draft202012Validator
-
     from ..edges.github.actions import ActionsHistory
 
 __all__ = [
@@ -106,18 +102,10 @@ def github_settings(
     return CiCollector(client, namespace.repository, workflow, job_map, table, environ)
 
 
-@functools.cache
-def _preview_validator() -> Draft202012Validator:
-    from jsonschema import Draft202012Validator
-
-    resource = importlib.resources.files("jev_select") / "schemas" / c.PREVIEW_SCHEMA_FILE
-    return Draft202012Validator(strict_loads(resource.read_bytes()))
-
-
 def write_preview(directory: str, table: TaskTable, facts: PreviewFacts) -> str:
     """``directory/preview.json``: the change's keyless preview, as ``plan --json`` shows it."""
     document = preview_json(table, facts)
-    if not _preview_validator().is_valid(document):
+    if not validate_preview(document):
         raise RuntimeError()  # a bug, not a measurement problem: internal-error
     path = os.path.join(directory, c.PREVIEW_FILE_NAME)
     write_atomically(path, pretty_json(document) + "\n", prefix=".jev-select-preview-")

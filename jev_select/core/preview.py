@@ -9,16 +9,22 @@ whole change here as it would there. This module reads that plan and writes it f
 
 from __future__ import annotations
 
+import functools
+import importlib.resources
 from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 
 from .. import contracts as c
-from .jsonutil import code_unit_key, pretty_json
+from .jsonutil import code_unit_key, pretty_json, strict_loads
 from .models import Plan, TaskTable
 from .plan_view import matched_pattern
 from .policy import first_protected_path
 from .report_v5 import ReportV5, report_json
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 __all__ = [
     "PatchSize",
@@ -30,6 +36,7 @@ __all__ = [
     "preview_json",
     "protected_path",
     "render_preview",
+    "validate_preview",
 ]
 
 _WHOLE_CHANGE_REASONS = frozenset(c.KEYED_RUN_REASONS)
@@ -265,3 +272,20 @@ def patch_line(report: ReportV5, patch: PatchSize | None) -> str | None:
     else:
         return None
     return c.PATCH_LINE_TEMPLATE.format(reason=c.REASON_DIFF_TOO_LARGE, detail=detail)
+
+
+@functools.cache
+def _preview_validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
+    resource = importlib.resources.files("jev_select") / "schemas" / c.PREVIEW_SCHEMA_FILE
+    return Draft202012Validator(strict_loads(resource.read_bytes()))
+
+
+def validate_preview(value: object) -> bool:
+    """Whether ``value`` (a parsed JSON value) matches ``schemas/preview.schema.json``: what
+    ``history`` writes beside a report and the ceiling reads back."""
+    try:
+        return bool(_preview_validator().is_valid(value))
+    except Exception:
+        return False

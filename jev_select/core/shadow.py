@@ -21,7 +21,7 @@ from .jsonutil import code_unit_key, format_number
 from .redecide import proposals_follow_scores
 from .report import validate_report
 from .report_v5 import ReportV5, as_report, report_json
-from .results import CiRun, Results, TaskResult, results_json
+from .results import CiRun, Results, TaskResult, results_json, validate_results
 
 __all__ = [
     "Aggregate",
@@ -175,6 +175,9 @@ def _check_ci(results: Mapping[str, object], task_ids: set[str]) -> CiRun | None
     task IDs; anything else makes the pair unreadable rather than half understood."""
     if c.RESULTS_FIELD_CI not in results:
         return None
+    # The schema holds the bounds the converter does not (names, patterns, unique task IDs).
+    if not validate_results(results):
+        raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT)
     try:
         ci = structure(results[c.RESULTS_FIELD_CI], CiRun)
     except DocumentError:

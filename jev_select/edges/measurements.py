@@ -13,10 +13,8 @@ and the block is checked against the results schema, whose version it must carry
 
 from __future__ import annotations
 
-import functools
-import importlib.resources
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -24,14 +22,15 @@ import attrs
 from .. import contracts as c
 from ..core.ceiling import CeilingChange, PreviewDocument
 from ..core.convert import DocumentError, structure
-from ..core.jsonutil import code_unit_key, strict_loads
+from ..core.jsonutil import code_unit_key
+from ..core.preview import validate_preview
 from ..core.report_v5 import as_report
-from ..core.results import CiRun, Results, validate_results
+from ..core.results import Results
 from ..core.shadow import AnalysisError, Measurement, checked_measurement
 from .readers import read_json, read_report
 
 if TYPE_CHECKING:
-    from jsonschema import Draft202012Validator
+    pass
 
 __all__ = [
     "MeasurementEntry",
@@ -83,14 +82,6 @@ def list_measurements(directories: Sequence[str]) -> tuple[MeasurementEntry, ...
     return tuple(entries)
 
 
-@functools.cache
-def _preview_validator() -> Draft202012Validator:
-    from jsonschema import Draft202012Validator
-
-    resource = importlib.resources.files("jev_select") / "schemas" / c.PREVIEW_SCHEMA_FILE
-    return Draft202012Validator(strict_loads(resource.read_bytes()))
-
-
 def read_preview(path: str | None) -> PreviewDocument | None:
     """The preview in ``path`` once it matches ``schemas/preview.schema.json``, else None: a
     preview that cannot be read counts as none, which the ceiling counts as wholly forced."""
@@ -98,32 +89,17 @@ def read_preview(path: str | None) -> PreviewDocument | None:
         return None
     value = read_json(path, c.PREVIEW_READ_MAX_BYTES)
     try:
-        if not _preview_validator().is_valid(value):
+        if not validate_preview(value):
             return None
         return structure(value, PreviewDocument)
     except (DocumentError, ValueError, TypeError):
         return None
 
 
-def _split_ci(results: object) -> tuple[object, CiRun | None]:
-    """The results file without its ci block, and the block typed; ``AnalysisError`` when the
-    block is there but the file does not match the results schema with it."""
-    if not isinstance(results, Mapping) or c.RESULTS_FIELD_CI not in results:
-        return results, None
-    if not validate_results(results):
-        raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT)
-    try:
-        ci = structure(results[c.RESULTS_FIELD_CI], CiRun)
-    except DocumentError:
-        raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT) from None
-    rest = {key: value for key, value in results.items() if key != c.RESULTS_FIELD_CI}
-    return rest, ci
-
-
 def read_checked(entry: MeasurementEntry) -> tuple[Measurement, CeilingChange]:
     """One labelled entry, read as ``calibrate`` reads a pair: the measurement of the threshold
-    table (results without the ci block, which the shadow analysis does not read) and the change
-    of the ceiling. ``AnalysisError`` with the first failing check's code."""
+    table (the checked results without their ci block) and the change of the ceiling (with it).
+    ``AnalysisError`` with the first failing check's code."""
     assert entry.results is not None  # only labelled entries are calibrated
     return read_pair(entry.report, entry.results, entry.preview)
 
@@ -136,13 +112,11 @@ def read_pair(
     results = read_json(results_path, c.RESULTS_READ_MAX_BYTES)
     if report is None or results is None:
         raise AnalysisError(c.ANALYSIS_INVALID_SHADOW_MEASUREMENT)
-    rest, ci = _split_ci(results)
-    typed_report, typed_results = checked_measurement(report, rest)
-    measurement = Measurement(report=typed_report, results=typed_results)
+    typed_report, typed_results = checked_measurement(report, results)
+    # The threshold table reads the results as analyze reports on them, without the jobs.
+    measurement = Measurement(report=typed_report, results=attrs.evolve(typed_results, ci=None))
     change = CeilingChange(
-        report=typed_report,
-        results=attrs.evolve(typed_results, ci=ci),
-        preview=read_preview(preview_path),
+        report=typed_report, results=typed_results, preview=read_preview(preview_path)
     )
     return measurement, change
 
